@@ -1,0 +1,24 @@
+# cultalign: three studies of how LLMs handle culture, end to end.
+#   embedded default (CPU, demo inputs):  snakemake --cores 2
+#   paper scale on SLURM:                 snakemake --profile slurm --configfile config/paper.yaml
+# See README.md for the rule DAG and the map from paper tables/figures to targets.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/models.smk"
+include: "rules/pact.smk"
+include: "rules/personas.smk"
+include: "rules/monopolet.smk"
+include: "rules/report.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        all_targets,

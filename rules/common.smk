@@ -1,0 +1,101 @@
+# Config loading and validation, wildcard constraints and input functions.
+# No rules here.
+import os
+import re
+import sys
+from pathlib import Path
+
+SRC = str(Path(workflow.basedir) / "src")
+if SRC not in sys.path:
+    sys.path.insert(0, SRC)
+# rule scripts (and jobs on cluster nodes) import the package from the checkout
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p
+)
+
+from cultalign.config import check_input_files, load_schema, validate_config
+
+SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
+# Fails before any job runs, naming each bad key and what was expected.
+validate_config(config, SCHEMA)
+check_input_files(config, SCHEMA, base=workflow.basedir)
+
+MODELS = config["models"]
+STUDIES = config["studies"]
+
+
+wildcard_constraints:
+    model="|".join(re.escape(m) for m in MODELS) or "NO_MODEL",
+    shard=r"\d+",
+
+
+def models_with_source(source):
+    return [name for name, m in MODELS.items() if m.get("source") == source]
+
+
+def model_dir(name):
+    """Local weights folder of a model ([] for API models: nothing to build)."""
+    m = MODELS[name]
+    if m.get("source") == "api" or not m.get("path"):
+        return []
+    return m["path"]
+
+
+def model_weights(wildcards):
+    """Input function: the weights folder of the rule's {model} wildcard."""
+    return model_dir(wildcards.model)
+
+
+def default_model():
+    return next(iter(MODELS))
+
+
+def default_model_weights(wildcards):
+    return model_dir(default_model())
+
+
+def model_resources():
+    return config["resources"]
+
+
+def shard_ids(n):
+    return [f"{i:03d}" for i in range(n)]
+
+
+def study_targets(study):
+    return STUDY_TARGETS.get(study, [])
+
+
+# Each study's .smk registers its final targets here (used by rule all).
+STUDY_TARGETS = {}
+
+
+def all_targets(wildcards):
+    targets = ["results/smoke/generate_smoke.tsv", "results/claims.csv"]
+    for study in STUDIES:
+        targets += study_targets(study)
+    return targets
+
+
+def model_package(wildcards):
+    return MODELS[wildcards.model]["package"]
+
+
+def model_hub_id(wildcards):
+    return MODELS[wildcards.model]["hub_id"]
+
+
+def model_revision(wildcards):
+    return MODELS[wildcards.model]["revision"]
+
+
+def regex_of(names):
+    """Wildcard constraint matching exactly these names."""
+    return "|".join(re.escape(n) for n in names) or "NO_MATCH"
+
+
+def claims_inputs(wildcards):
+    """Result files that the configured studies produce and claims read."""
+    from cultalign.claims import claim_result_files, load_claims
+
+    return claim_result_files(load_claims(config["claims"]), STUDIES)

