@@ -105,6 +105,9 @@ class RequestCache:
                 [(k, kind, canonical_json(req), canonical_json(resp), now) for k, kind, req, resp in rows],
             )
 
+    def __bool__(self) -> bool:  # an empty cache is still a cache
+        return True
+
     def __len__(self) -> int:
         return sum(c.execute("SELECT COUNT(*) FROM requests").fetchone()[0] for c in self._reader_conns())
 

@@ -101,7 +101,7 @@ class ModelClient:
         ident = self.spec.identity()
         payloads = [self._gen_payload(p, r.params, r.schema) for p, r in zip(rendered, requests)]
         keys = [request_key("generate", ident, pl) for pl in payloads]
-        hits = self.cache.get_many(keys) if self.cache else {}
+        hits = self.cache.get_many(keys) if self.cache is not None else {}
         out: list[Generation | None] = [None] * len(requests)
         for i, k in enumerate(keys):
             if k in hits:
@@ -129,7 +129,7 @@ class ModelClient:
                 )
                 self.stats["model_requests"] += len(chunk)
                 self.stats["backend_batches"] += 1
-                if self.cache:
+                if self.cache is not None:
                     self.cache.put_many(
                         [(keys[i], "generate", payloads[i], g.to_dict()) for i, g in zip(chunk, gens)]
                     )
@@ -205,7 +205,7 @@ class ModelClient:
         rendered = [self.render(it.messages) for it in items]
         payloads = [{"prompt": p, "options": list(it.options)} for p, it in zip(rendered, items)]
         keys = [request_key("score", ident, pl) for pl in payloads]
-        hits = self.cache.get_many(keys) if self.cache else {}
+        hits = self.cache.get_many(keys) if self.cache is not None else {}
         out: list[OptionScores | None] = [None] * len(items)
         for i, k in enumerate(keys):
             if k in hits:
@@ -218,7 +218,7 @@ class ModelClient:
             scores = self.backend.score([(rendered[i], list(items[i].options)) for i in chunk])
             self.stats["model_requests"] += len(chunk)
             self.stats["backend_batches"] += 1
-            if self.cache:
+            if self.cache is not None:
                 self.cache.put_many([(keys[i], "score", payloads[i], sc.to_dict()) for i, sc in zip(chunk, scores)])
             for i, sc in zip(chunk, scores):
                 out[i] = sc

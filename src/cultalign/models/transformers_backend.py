@@ -43,6 +43,10 @@ class TransformersBackend:
         self.model = AutoModelForCausalLM.from_pretrained(spec.location, revision=spec.revision, dtype=dtype)
         self.model.to(self.device).eval()
         self._grammar_compiler = None
+        import inspect
+
+        # transformers >= 5.2x renamed the forward argument past_key_values -> cache
+        self._cache_kw = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
 
     # -- generation --------------------------------------------------------
     def _logits_processor(self, schema: str | None):
@@ -119,7 +123,8 @@ class TransformersBackend:
             pre = self.model(torch.tensor([p_ids], device=self.device), use_cache=True)
             first_lp = torch.log_softmax(pre.logits[0, -1].float(), dim=-1)
             cache = DynamicCache()
-            for layer_idx, layer in enumerate(pre.past_key_values.layers):
+            pre_cache = getattr(pre, "cache", None) or pre.past_key_values
+            for layer_idx, layer in enumerate(pre_cache.layers):
                 cache.update(layer.keys.expand(n, -1, -1, -1).contiguous(),
                              layer.values.expand(n, -1, -1, -1).contiguous(), layer_idx)
             ids = torch.full((n, lmax), pad, dtype=torch.long, device=self.device)
@@ -129,8 +134,8 @@ class TransformersBackend:
                 ids[i, : len(o)] = torch.tensor(o)
                 mask[i, len(p_ids) : len(p_ids) + len(o)] = 1
             pos = torch.arange(len(p_ids), len(p_ids) + lmax, device=self.device).unsqueeze(0).expand(n, -1)
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, past_key_values=cache,
-                             use_cache=True)
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True,
+                             **{self._cache_kw: cache})
             lps = torch.log_softmax(out.logits.float(), dim=-1)
         totals = []
         for i, o in enumerate(opts):

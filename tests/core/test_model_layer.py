@@ -1,0 +1,106 @@
+"""The model layer on the real default model (SmolLM2-135M-Instruct, CPU)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from cultalign.models import ChatRequest, ModelClient, RequestCache, SamplingParams, ScoreItem
+
+pytestmark = pytest.mark.slow
+
+MC_PROMPT = (
+    "A guest visits a family in Japan and is offered tea. Which response fits the local norm best?\n"
+    "Answer with the option text."
+)
+OPTIONS = [" Accept the tea with both hands.", " Refuse loudly.", " Pour it on the floor.",
+           " Ask for coffee instead.", " Leave the house."]
+
+
+def test_prefix_cached_scoring_equals_full_prompt_scoring(smollm2_client, smollm2_backend):
+    item = ScoreItem.make(MC_PROMPT, OPTIONS)
+    fast = smollm2_client.score_options([item])[0]
+    rendered = smollm2_client.render(item.messages)
+    ref = smollm2_backend.score_full(rendered, OPTIONS)
+    assert fast.token_counts == ref.token_counts
+    for a, b in zip(fast.logprobs, ref.logprobs):
+        assert a == pytest.approx(b, abs=2e-3)
+    assert all(lp < 0 for lp in fast.logprobs)
+    assert 0 < fast.valid_mass <= 1
+    assert sum(fast.probs) == pytest.approx(1.0)
+
+
+def test_label_scoring_reports_mass_on_valid_options(smollm2_client):
+    item = ScoreItem.make("Is bowing a common greeting in Japan? Answer Yes or No.", ["Yes", "No"])
+    sc = smollm2_client.score_options([item])[0]
+    # single-token labels right after the generation prompt: most mass should sit on them
+    assert sc.token_counts == [1, 1]
+    assert 0.05 < sc.valid_mass <= 1.0
+
+
+def test_generation_stop_strings_and_counts(smollm2_client):
+    p = SamplingParams(temperature=0.0, max_new_tokens=20, stop=("\n",), seed=1)
+    g = smollm2_client.generate([ChatRequest.make("List three colours, one per line.", p)])[0]
+    assert "\n" not in g.text
+    assert g.prompt_tokens > 5 and 0 < g.completion_tokens <= 20
+
+
+def test_warm_cache_makes_zero_model_calls_and_loads_no_weights(smollm2_spec, smollm2_backend, tmp_path):
+    reqs = [ChatRequest.make(f"Say the number {i}.", SamplingParams(max_new_tokens=6, seed=3)) for i in range(5)]
+    items = [ScoreItem.make("Pick A or B.", ["A", "B"])]
+    cold = ModelClient(smollm2_spec, RequestCache(tmp_path, "m", "w1"), backend=smollm2_backend)
+    g1 = cold.generate(reqs)
+    s1 = cold.score_options(items)
+    assert cold.stats["model_requests"] == 6
+    warm = ModelClient(smollm2_spec, RequestCache(tmp_path, "m", "w2"))  # no backend handed in
+    g2 = warm.generate(reqs)
+    s2 = warm.score_options(items)
+    assert warm.stats["model_requests"] == 0 and warm.stats["cache_hits"] == 6
+    assert warm._backend is None  # weights never loaded
+    assert [g.text for g in g1] == [g.text for g in g2]
+    assert s1[0].logprobs == s2[0].logprobs
+
+
+def test_seed_and_params_are_part_of_the_key(smollm2_client):
+    base = SamplingParams(temperature=1.0, top_p=0.95, max_new_tokens=8, seed=1)
+    reqs = [ChatRequest.make("Write one word.", base), ChatRequest.make("Write one word.", base.with_seed(2)),
+            ChatRequest.make("Write one word.", base)]
+    smollm2_client.generate(reqs)
+    # the duplicate (third) is computed once; the new seed is a new request
+    assert smollm2_client.stats["model_requests"] == 2
+
+
+def test_unparseable_outputs_are_retried_with_new_seeds_then_counted(smollm2_client):
+    def parse_never(text):  # a parser no output can satisfy: exercises the retry bookkeeping
+        raise ValueError("not a label")
+
+    reqs = [ChatRequest.make("Answer A or B.", SamplingParams(temperature=0.0, max_new_tokens=4, seed=5))]
+    res = smollm2_client.generate_parsed(reqs, parse_never, max_attempts=3)[0]
+    assert not res.valid and res.value is None and res.n_attempts == 3
+    seeds = [a["seed"] for a in res.attempts]
+    assert len(set(seeds)) == 3
+    assert res.attempts[0]["temperature"] == 0.0 and res.attempts[1]["temperature"] >= 0.7
+    assert all(a["error"].startswith("ValueError") for a in res.attempts)
+    assert res.raw == res.attempts[-1]["raw"]
+
+
+def test_structured_output_with_xgrammar_is_valid_json(smollm2_client):
+    schema = {"type": "object", "properties": {
+        "decision": {"type": "string", "enum": ["FOLLOW_CULTURE", "ALLOW_PREFERENCE"]},
+        "reason": {"type": "string", "maxLength": 60}}, "required": ["decision", "reason"],
+        "additionalProperties": False}
+    reqs = [ChatRequest.make("A guest prefers to keep shoes on in a Japanese home. Decide and give a short reason "
+                             "as JSON.", SamplingParams(max_new_tokens=60, seed=2))]
+    res = smollm2_client.generate_json(reqs, schema, max_attempts=2)[0]
+    assert res.valid, res.attempts
+    assert res.value["decision"] in ("FOLLOW_CULTURE", "ALLOW_PREFERENCE")
+    json.loads(res.raw[res.raw.index("{"):])
+
+
+def test_rendering_applies_chat_template_once(smollm2_client):
+    text = smollm2_client.render(ChatRequest.make("hello", system="Be brief.").messages)
+    assert text.count("hello") == 1 and text.count("Be brief.") == 1
+    assert text.rstrip().endswith("assistant")
+    assert len(smollm2_client.template_hash()) == 16
