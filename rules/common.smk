@@ -99,3 +99,10 @@ def claims_inputs(wildcards):
     from cultalign.claims import claim_result_files, load_claims
 
     return claim_result_files(load_claims(config["claims"]), STUDIES)
+
+
+def model_env(wildcards):
+    """Conda env of a model rule: the vLLM env for vLLM models, else the transformers/openai env."""
+    name = getattr(wildcards, "model", None) or default_model()
+    backend = MODELS[name]["backend"]
+    return "../envs/vllm.yaml" if backend == "vllm" else "../envs/llm.yaml"

@@ -54,7 +54,7 @@ rule smoke_generate:
     benchmark:
         "benchmarks/smoke/smoke_generate.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],

@@ -1,0 +1,108 @@
+"""Config schema: validation errors name the key; schema and default config stay in sync."""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from cultalign.config import ConfigError, check_input_files, load_schema, validate_config
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def _walk_schema(schema, path=""):
+    """(key path, sub-schema) for every named property, recursively."""
+    for name, sub in (schema.get("properties") or {}).items():
+        p = f"{path}.{name}" if path else name
+        yield p, sub
+        yield from _walk_schema(sub, p)
+    addl = schema.get("additionalProperties")
+    if isinstance(addl, dict):
+        yield from _walk_schema(addl, f"{path}.<name>")
+
+
+def test_every_schema_key_has_description_and_default():
+    missing = [p for p, sub in _walk_schema(load_schema()) if "description" not in sub or "default" not in sub]
+    assert not missing, f"schema keys without description/default: {missing}"
+
+
+def _get(cfg, dotted):
+    for part in dotted.split("."):
+        if not isinstance(cfg, dict) or part not in cfg:
+            raise KeyError(dotted)
+        cfg = cfg[part]
+    return cfg
+
+
+def test_default_config_and_schema_are_in_sync():
+    schema = load_schema()
+    validate_config(copy.deepcopy(DEFAULT), schema)  # no unknown keys, right types
+    # every named schema key (outside free-form maps) is spelled out in config.yaml
+    absent = []
+    for p, _ in _walk_schema(schema):
+        if "<name>" in p:
+            continue
+        try:
+            _get(DEFAULT, p)
+        except KeyError:
+            parent = p.rsplit(".", 1)[0] if "." in p else ""
+            # keys below a value the config sets to a non-dict (e.g. null) are not expected
+            try:
+                if parent and not isinstance(_get(DEFAULT, parent), dict):
+                    continue
+            except KeyError:
+                continue
+            absent.append(p)
+    assert not absent, f"schema keys missing from config/config.yaml: {absent}"
+
+
+def test_defaults_are_filled():
+    cfg = validate_config({}, load_schema())
+    assert cfg["retry"] == {"max_attempts": 3, "temperature": 0.7}
+    assert cfg["scale"] == "demo"
+
+
+@pytest.mark.parametrize("patch,expected", [
+    ({"seed": "abc"}, "config key 'seed': expected integer, got str 'abc'"),
+    ({"retry": {"max_attempts": "3"}}, "config key 'retry.max_attempts': expected integer"),
+    ({"scale": "huge"}, "config key 'scale': expected one of ['demo', 'paper']"),
+    ({"sede": 1}, "unknown config key(s) 'sede' at top level"),
+    ({"models": {"x": {"backend": "transformers", "batchsize": 4}}}, "unknown config key(s) 'batchsize' at models.x"),
+    ({"models": {"x": {"backend": "tgi"}}}, "config key 'models.x.backend': expected one of"),
+])
+def test_bad_values_name_the_key(patch, expected):
+    cfg = copy.deepcopy(DEFAULT)
+    for k, v in patch.items():
+        if isinstance(v, dict) and isinstance(cfg.get(k), dict):
+            cfg[k] = {**cfg[k], **v}
+        else:
+            cfg[k] = v
+    with pytest.raises(ConfigError) as e:
+        validate_config(cfg, load_schema())
+    assert expected in str(e.value)
+
+
+def test_missing_input_file_names_file_and_key(tmp_path):
+    cfg = validate_config({"claims": "config/nope.yaml"}, load_schema())
+    with pytest.raises(ConfigError) as e:
+        check_input_files(cfg, load_schema(), base=ROOT)
+    assert "config/nope.yaml (set by config key 'claims') does not exist" in str(e.value)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("override,expected", [
+    ("seed=abc", "config key 'seed': expected integer"),
+    ("claims=config/missing.yaml", "config/missing.yaml (set by config key 'claims') does not exist"),
+])
+def test_snakemake_fails_before_any_job_naming_the_key(override, expected, tmp_path):
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--config", override,
+                          "--directory", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0
+    assert expected in out.stdout + out.stderr
+    assert "Job stats" not in out.stdout

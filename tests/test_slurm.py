@@ -1,0 +1,261 @@
+"""Snakemake through a real SLURM cluster (sbatch + sacct) on localhost.
+
+Needs the single-node test cluster of ``setup/slurm_cluster.sh`` (slurmctld,
+slurmd, slurmdbd with MariaDB, one fake GPU GRES backed by /dev/null);
+``setup/run-tests.sh`` starts it before pytest. Every test skips with the
+reason when ``sbatch`` is missing or the cluster is not up.
+
+- test_slurm_toy_workflow: a self-contained 2-rule workflow through the test
+  profile; the GPU rule must go through sbatch with gres/gpu accounted, the
+  localrule must not be submitted.
+- test_slurm_hpc_profile_toy: the same toy workflow through the real HPC
+  profile ``slurm/profile.yaml`` (conda swapped out: none here).
+- test_slurm_smoke_generate: the real workflow's ``smoke_generate`` rule
+  (real model, gpu=1) on a copy of the working tree, through the test profile.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_PROFILE = "tests/slurm/profile"
+HPC_PROFILE = ROOT / "slurm" / "profile.yaml"
+SMOKE_TARGET = "results/smoke/generate_smoke.tsv"
+RUN_TIMEOUT_S = 600  # whole snakemake run, enforced with `timeout -k`
+
+
+# ---------------------------------------------------------------- helpers ---
+
+def _run(cmd, timeout=30, **kw):
+    return subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout, **kw)
+
+
+def _cluster_problem() -> str | None:
+    """None when sbatch/sinfo/sacct work and the node is usable, else why not."""
+    for tool in ("sbatch", "sinfo", "sacct"):
+        if shutil.which(tool) is None:
+            return f"`{tool}` not on PATH (start the test cluster: bash setup/slurm_cluster.sh)"
+    if importlib.util.find_spec("snakemake_executor_plugin_slurm") is None:
+        return "snakemake-executor-plugin-slurm is not installed in this Python"
+    try:
+        info = _run(["sinfo", "-h", "-N", "-o", "%T"], timeout=20)
+    except subprocess.TimeoutExpired:
+        return "sinfo timed out: slurmctld not answering (bash setup/slurm_cluster.sh)"
+    if info.returncode != 0:
+        return (f"SLURM cluster not up (sinfo: {info.stderr.strip()}); "
+                "run bash setup/slurm_cluster.sh")
+    states = info.stdout.split()
+    if not any(s.rstrip("*~#") in ("idle", "mixed", "allocated") for s in states):
+        return f"no usable SLURM node (states: {states}); run bash setup/slurm_cluster.sh"
+    try:
+        acct = _run(["sacct", "-n", "-X", "-S", "now-1minute"], timeout=20)
+    except subprocess.TimeoutExpired:
+        return "sacct timed out: slurmdbd not answering (bash setup/slurm_cluster.sh)"
+    if acct.returncode != 0:
+        return f"sacct does not work (no slurmdbd?): {acct.stderr.strip()}"
+    return None
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster():
+    problem = _cluster_problem()
+    if problem:
+        pytest.skip(problem)
+
+
+def _env() -> dict[str, str]:
+    """Environment for snakemake: this venv first, no SLURM job context."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_"))}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("TRANSFORMERS_OFFLINE", "1")
+    return env
+
+
+def _snakemake(workdir: Path, *args: str, timeout: int = RUN_TIMEOUT_S):
+    """Run snakemake (this interpreter) in workdir under `timeout -k`; log to workdir."""
+    cmd = ["timeout", "-k", "15", str(timeout), sys.executable, "-m", "snakemake", *args]
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, check=False, cwd=workdir, env=_env(), capture_output=True,
+                          text=True, timeout=timeout + 60)
+    elapsed = time.monotonic() - t0
+    out = proc.stdout + proc.stderr
+    (workdir / "snakemake-run.log").write_text(out)
+    return proc.returncode, out, elapsed
+
+
+def _failure_report(workdir: Path, out: str) -> str:
+    parts = [out[-6000:]]
+    for log in sorted((workdir / ".snakemake" / "slurm_logs").rglob("*.log")):
+        parts.append(f"----- {log}\n{log.read_text(errors='replace')[-2000:]}")
+    return "\n".join(parts)
+
+
+def _submitted(out: str) -> tuple[str, dict[str, str]]:
+    """(run UUID, {slurm job id: rule}) from snakemake's output."""
+    m = re.search(r"SLURM run ID: ([0-9a-f-]{36})", out)
+    assert m, "no 'SLURM run ID' in snakemake output"
+    jobs = {}
+    for jid, rule in re.findall(
+        r"submitted with SLURM jobid (\d+) \(log: [^)]*/slurm_logs/rule_([^/]+)/", out
+    ):
+        jobs[jid] = rule
+    return m.group(1), jobs
+
+
+def _sacct_jobs(run_uuid: str, expect: set[str], wait_s: float = 30) -> dict[str, dict]:
+    """sacct rows (allocations only) whose job name is the snakemake run UUID."""
+    fields = ["JobID", "JobName", "State", "Comment", "AllocTRES", "ReqTRES", "Partition",
+              "Account", "AllocCPUS"]
+    deadline = time.monotonic() + wait_s
+    while True:
+        res = _run(["sacct", "-n", "-P", "-X", "-S", "now-1day", "--name", run_uuid,
+                    "-o", ",".join(fields)])
+        assert res.returncode == 0, f"sacct failed: {res.stderr}"
+        rows = {}
+        for line in res.stdout.splitlines():
+            vals = line.split("|")
+            if len(vals) == len(fields):
+                rows[vals[0]] = dict(zip(fields, vals))
+        if expect <= set(rows) or time.monotonic() > deadline:
+            return rows
+        time.sleep(1)
+
+
+TOY_SNAKEFILE = r"""
+localrules: all, summarize
+
+rule all:
+    input: "results/summary.txt"
+
+rule gpu_step:
+    output: "results/gpu.txt"
+    resources: gpu=1
+    shell: "echo slurm_job=$SLURM_JOB_ID cuda=${{CUDA_VISIBLE_DEVICES:-none}} > {output}"
+
+rule summarize:
+    input: "results/gpu.txt"
+    output: "results/summary.txt"
+    shell: "cat {input} > {output}; echo local_job=${{SLURM_JOB_ID:-none}} >> {output}"
+"""
+
+
+def _check_toy_run(workdir: Path, rc: int, out: str, account: str | None):
+    assert rc == 0, _failure_report(workdir, out)
+    lines = (workdir / "results" / "summary.txt").read_text().split()
+    gpu_line = dict(x.split("=", 1) for x in lines[:2])
+    assert gpu_line["slurm_job"].isdigit(), lines  # ran inside a SLURM job
+    assert lines[2] == "local_job=none", lines  # localrule ran in the snakemake process
+
+    run_uuid, submitted = _submitted(out)
+    # exactly one sbatch submission: the GPU rule; the localrules never went to SLURM
+    assert sorted(submitted.values()) == ["gpu_step"], submitted
+    (jid,) = submitted
+    assert gpu_line["slurm_job"] == jid
+    rows = _sacct_jobs(run_uuid, {jid})
+    assert set(rows) == {jid}, rows
+    row = rows[jid]
+    assert row["State"] == "COMPLETED", row
+    assert row["Comment"] == "rule_gpu_step", row
+    assert "gres/gpu=1" in row["AllocTRES"] or "gres/gpu=1" in row["ReqTRES"], row
+    assert row["Partition"] == "debug", row
+    if account:
+        assert row["Account"] == account, row
+
+
+# ------------------------------------------------------------------ tests ---
+
+def test_slurm_toy_workflow(slurm_cluster, tmp_path):
+    """2-rule toy workflow through tests/slurm/profile: GPU rule via sbatch, localrule not."""
+    (tmp_path / "Snakefile").write_text(TOY_SNAKEFILE)
+    profile = tmp_path / TEST_PROFILE
+    profile.parent.mkdir(parents=True)
+    shutil.copytree(ROOT / TEST_PROFILE, profile)
+
+    rc, out, elapsed = _snakemake(tmp_path, "--profile", TEST_PROFILE, timeout=300)
+    print(f"toy workflow via test profile: {elapsed:.1f}s")
+    _check_toy_run(tmp_path, rc, out, account="cultalign")
+
+
+def test_slurm_hpc_profile_toy(slurm_cluster, tmp_path):
+    """The real HPC profile slurm/profile.yaml submits and tracks jobs on a cluster.
+
+    Its partition/account placeholders ("") fall back to the cluster's default
+    partition and the plugin's account guess. Overridden on the command line
+    only: conda (none here; env-modules is a no-op for rules without
+    `envmodules:`) and the waits (latency, first status check).
+    """
+    (tmp_path / "Snakefile").write_text(TOY_SNAKEFILE)
+    (tmp_path / "slurm").mkdir()
+    shutil.copy2(HPC_PROFILE, tmp_path / "slurm" / "profile.yaml")
+
+    rc, out, elapsed = _snakemake(
+        tmp_path, "--profile", "slurm", "--sdm", "env-modules", "--latency-wait", "5",
+        "--retries", "0", "--slurm-init-seconds-before-status-checks", "2", timeout=300,
+    )
+    print(f"toy workflow via HPC profile: {elapsed:.1f}s")
+    _check_toy_run(tmp_path, rc, out, account=None)
+
+
+def _copy_worktree(dest: Path) -> None:
+    """Tracked + untracked-not-ignored files of the repository, mtimes kept."""
+    res = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    for rel in filter(None, res.stdout.split("\0")):
+        src = ROOT / rel
+        if not src.is_file():  # deleted but still tracked, or a submodule
+            continue
+        dst = dest / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def test_slurm_smoke_generate(slurm_cluster, smollm2_dir, tmp_path):
+    """The workflow's smoke_generate (real model, gpu=1) through sbatch + sacct."""
+    work = tmp_path / "work"
+    _copy_worktree(work)
+    assert (work / "rules" / "models.smk").is_file()
+    # model folders are ignored by git: link each one (a link, not the parent
+    # folder, so a rerun could only ever delete the link, never the weights)
+    models = ROOT / "resources" / "models"
+    (work / "resources" / "models").mkdir(parents=True, exist_ok=True)
+    for m in models.iterdir():
+        if m.is_dir() and not m.name.startswith("."):
+            (work / "resources" / "models" / m.name).symlink_to(m.resolve())
+    # ask for a GPU like the paper-scale config does (the embedded default says gpu: 0)
+    ncpu = min(2, os.cpu_count() or 1)
+    (work / "slurm_test_config.yaml").write_text(
+        f"resources: {{gpu: 1, mem_mb: 4000, runtime: 30, cpus: {ncpu}}}\n"
+    )
+
+    rc, out, elapsed = _snakemake(
+        work, "--profile", TEST_PROFILE, "--configfile", "slurm_test_config.yaml",
+        "--allowed-rules", "smoke_generate", "--", SMOKE_TARGET,
+    )
+    print(f"smoke_generate via SLURM: {elapsed:.1f}s")
+    assert rc == 0, _failure_report(work, out)
+    target = work / SMOKE_TARGET
+    assert target.is_file() and target.stat().st_size > 0
+
+    run_uuid, submitted = _submitted(out)
+    assert sorted(submitted.values()) == ["smoke_generate"], submitted
+    rows = _sacct_jobs(run_uuid, set(submitted))
+    assert set(rows) == set(submitted), rows
+    for row in rows.values():
+        assert row["State"] == "COMPLETED", row
+        assert row["Comment"] == "rule_smoke_generate", row
+        assert "gres/gpu=1" in row["AllocTRES"], row
+        # the rule's threads (config resources.cpus) became --cpus-per-task
+        assert row["AllocCPUS"] == str(ncpu), row
