@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -69,3 +70,26 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"real shared data not present at {SHARED_DATA}")
     return SHARED_DATA
+
+
+def copy_worktree(dest: Path, link_models: bool = True) -> Path:
+    """Copy tracked + untracked-not-ignored files (mtimes kept) to ``dest``; link
+    each converted model folder (a link per model, so a rerun can only delete
+    the link, never the weights)."""
+    res = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    for rel in filter(None, res.stdout.split("\0")):
+        src = ROOT / rel
+        if not src.is_file():  # deleted but still tracked, or a submodule
+            continue
+        dst = dest / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst, follow_symlinks=False)
+    if link_models:
+        models = ROOT / "resources" / "models"
+        (dest / "resources" / "models").mkdir(parents=True, exist_ok=True)
+        if models.is_dir():
+            for m in models.iterdir():
+                if m.is_dir() and not m.name.startswith("."):
+                    (dest / "resources" / "models" / m.name).symlink_to(m.resolve())
+    return dest

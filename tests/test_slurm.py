@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import copy_worktree
+
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,31 +211,10 @@ def test_slurm_hpc_profile_toy(slurm_cluster, tmp_path):
     _check_toy_run(tmp_path, rc, out, account=None)
 
 
-def _copy_worktree(dest: Path) -> None:
-    """Tracked + untracked-not-ignored files of the repository, mtimes kept."""
-    res = _run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=ROOT)
-    assert res.returncode == 0, res.stderr
-    for rel in filter(None, res.stdout.split("\0")):
-        src = ROOT / rel
-        if not src.is_file():  # deleted but still tracked, or a submodule
-            continue
-        dst = dest / rel
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(src, dst, follow_symlinks=False)
-
-
 def test_slurm_smoke_generate(slurm_cluster, smollm2_dir, tmp_path):
     """The workflow's smoke_generate (real model, gpu=1) through sbatch + sacct."""
-    work = tmp_path / "work"
-    _copy_worktree(work)
+    work = copy_worktree(tmp_path / "work")
     assert (work / "rules" / "models.smk").is_file()
-    # model folders are ignored by git: link each one (a link, not the parent
-    # folder, so a rerun could only ever delete the link, never the weights)
-    models = ROOT / "resources" / "models"
-    (work / "resources" / "models").mkdir(parents=True, exist_ok=True)
-    for m in models.iterdir():
-        if m.is_dir() and not m.name.startswith("."):
-            (work / "resources" / "models" / m.name).symlink_to(m.resolve())
     # ask for a GPU like the paper-scale config does (the embedded default says gpu: 0)
     ncpu = min(2, os.cpu_count() or 1)
     (work / "slurm_test_config.yaml").write_text(

