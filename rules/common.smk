@@ -8,9 +8,11 @@ from pathlib import Path
 SRC = str(Path(workflow.basedir) / "src")
 if SRC not in sys.path:
     sys.path.insert(0, SRC)
-# rule scripts (and jobs on cluster nodes) import the package from the checkout
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p
+# Rule scripts (and jobs on cluster nodes, which re-parse this file) import the
+# package from the checkout, also inside per-rule conda envs.  The workflow
+# sets this variable; it never requires it from the user.
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)
 )
 
 from cultalign.config import check_input_files, load_schema, validate_config

