@@ -29,12 +29,12 @@ rule download_model_hub:
         "logs/models/download_model_hub/{model}.log",
     wildcard_constraints:
         model=regex_of(models_with_source("hub")),
+    localrule: True
     conda:
         "../envs/llm.yaml"
     resources:
         mem_mb=4000,
         runtime=240,
-    localrule: True
     params:
         hub_id=model_hub_id,
         revision=model_revision,
