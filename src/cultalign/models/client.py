@@ -20,6 +20,9 @@ from .types import ChatRequest, Generation, ModelSpec, OptionScores, ParsedResul
 log = logging.getLogger(__name__)
 
 RETRY_SEED_STRIDE = 1_000_003
+# Part of the key of structured-output requests: bump when the constrained
+# decoding changes (v2: compact JSON, no free whitespace)
+STRUCTURED_DECODING = "json-compact-v2"
 
 
 def make_backend(spec: ModelSpec):
@@ -91,7 +94,10 @@ class ModelClient:
 
     # -- generation --------------------------------------------------------
     def _gen_payload(self, rendered: str, params: SamplingParams, schema: str | None) -> dict:
-        return {"prompt": rendered, "params": params.to_dict(), "schema": schema}
+        payload = {"prompt": rendered, "params": params.to_dict(), "schema": schema}
+        if schema is not None:
+            payload["structured_decoding"] = STRUCTURED_DECODING
+        return payload
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         rendered = [self.render(r.messages) for r in requests]

@@ -57,7 +57,8 @@ class TransformersBackend:
         if self._grammar_compiler is None:
             info = xgr.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.model.config.vocab_size)
             self._grammar_compiler = xgr.GrammarCompiler(info)
-        compiled = self._grammar_compiler.compile_json_schema(schema)
+        # compact JSON: with free whitespace small models fill max_new_tokens with newlines
+        compiled = self._grammar_compiler.compile_json_schema(schema, any_whitespace=False)
         return [xgr.contrib.hf.LogitsProcessor(compiled)]
 
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
