@@ -1,0 +1,211 @@
+"""MCS (option log-probabilities) and OEG (generation + embedding mapping) evaluation.
+
+Both produce, per item, a probability distribution over the item's options
+in canonical order; ``sample_trait_scores`` then draws ``n`` simulated
+respondents (n = the country's human sample size) and scores each trait as
+the mean Likert score of its items, like the human data.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize_scalar
+
+from cultalign.models import ChatRequest, SamplingParams, ScoreItem
+
+from .common import TRAITS, derive_seed, render
+
+LABELS = "ABCDEFGHIJ"
+EVAL_TEMPLATES = ("persona", "mcs_statement", "mcs_choice", "oeg")
+
+
+def persona_prompt(country_name: str, norms: list[str]) -> str:
+    if len(norms) < 2:
+        raise ValueError(f"persona priming for {country_name} needs two norms, got {len(norms)}")
+    n1, n2 = (" ".join(str(n).split()) for n in norms[:2])
+    return render("persona", country=country_name, norm1=n1 if n1.endswith(".") else n1 + ".",
+                  norm2=n2 if n2.endswith(".") else n2 + ".")
+
+
+def _item_prompt(row, shown: list[str], mode: str) -> str:
+    listing = "\n".join(f"{LABELS[k]}. {o}" if mode == "label" else f"- {o}" for k, o in enumerate(shown))
+    if row["format"] == "statement":
+        return render("mcs_statement", statement=row["question"], options=listing)
+    return render("mcs_choice", context=row["context"], question=row["question"], options=listing)
+
+
+def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
+            normalise: str = "sum") -> pd.DataFrame:
+    """Score every option of every item (options shuffled per item, shuffle recorded).
+
+    mode ``text``: the continuation is the whole option text; ``label``: the
+    option's letter.  ``valid_mass`` is the model's total probability on the
+    valid continuations; ``probs`` are renormalised over them (``normalise``
+    ``mean`` uses per-token mean log-probabilities, a length correction)."""
+    if mode not in ("text", "label"):
+        raise ValueError(f"mcs mode must be 'text' or 'label', got {mode!r}")
+    score_items, perms = [], []
+    for _, r in items.iterrows():
+        opts = json.loads(r["options"])
+        rng = np.random.default_rng(derive_seed(seed, "shuffle", r["instrument"], r["item_id"], country))
+        perm = [int(x) for x in rng.permutation(len(opts))]  # shown position -> canonical index
+        shown = [opts[j] for j in perm]
+        conts = [LABELS[k] for k in range(len(shown))] if mode == "label" else shown
+        score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=persona))
+        perms.append(perm)
+    scores = client.score_options(score_items)
+    rows = []
+    for (_, r), perm, sc in zip(items.iterrows(), perms, scores):
+        lp = sc.mean_token_logprobs if normalise == "mean" else sc.logprobs
+        m = max(lp)
+        ex = [math.exp(x - m) for x in lp]
+        shown_p = [e / sum(ex) for e in ex]
+        canon = [0.0] * len(perm)
+        for k, j in enumerate(perm):
+            canon[j] = shown_p[k]
+        sc_vals = json.loads(r["scores"])
+        rows.append({"instrument": r["instrument"], "item_id": r["item_id"], "trait": r["trait"],
+                     "shuffle": json.dumps(perm), "logprobs_shown": json.dumps([round(x, 4) for x in sc.logprobs]),
+                     "token_counts_shown": json.dumps(sc.token_counts), "probs": json.dumps([round(p, 6) for p in canon]),
+                     "scores": r["scores"], "valid_mass": sc.valid_mass,
+                     "expected_score": float(np.dot(canon, sc_vals)), "valid": bool(np.isfinite(sc.logprobs).all())})
+    return pd.DataFrame(rows)
+
+
+def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """``n`` simulated respondents: each item answered by sampling its option distribution;
+    trait score = mean item score over the trait's items (NaN for a trait without items)."""
+    rng = np.random.default_rng(seed)
+    per_trait: dict[str, list[np.ndarray]] = {t: [] for t in TRAITS}
+    for _, r in item_probs[item_probs["valid"].astype(bool)].iterrows():
+        p = np.asarray(json.loads(r["probs"]), dtype=float)
+        s = np.asarray(json.loads(r["scores"]), dtype=float)
+        draws = rng.choice(len(p), size=n, p=p / p.sum())
+        per_trait[r["trait"]].append(s[draws])
+    out = pd.DataFrame({"sample": np.arange(n)})
+    for t in TRAITS:
+        out[t] = np.vstack(per_trait[t]).mean(axis=0) if per_trait[t] else np.nan
+    return out
+
+
+# -- OEG -------------------------------------------------------------------
+def run_oeg_generation(client, items: pd.DataFrame, persona: str | None, seed: int, country: str,
+                       temperature: float, max_new_tokens: int) -> pd.DataFrame:
+    reqs = []
+    for _, r in items.iterrows():
+        prompt = render("oeg", context=r["context"], question=r["question"])
+        reqs.append(ChatRequest.make(prompt, SamplingParams(temperature=temperature, max_new_tokens=max_new_tokens,
+                                                            seed=derive_seed(seed, "oeg", r["instrument"],
+                                                                             r["item_id"], country)),
+                                     system=persona))
+
+    def parse(text: str) -> str:
+        t = " ".join(text.split())
+        if len(re.findall(r"[A-Za-z]+", t)) < 3:
+            raise ValueError("response has fewer than 3 words")
+        return t
+
+    parsed = client.generate_parsed(reqs, parse, max_attempts=3)
+    out = items[["instrument", "item_id", "trait", "options", "scores"]].copy().reset_index(drop=True)
+    out["response"] = [p.value if p.valid else "" for p in parsed]
+    out["raw"] = [p.raw for p in parsed]
+    out["valid"] = [p.valid for p in parsed]
+    out["attempts"] = [p.n_attempts for p in parsed]
+    return out
+
+
+def type_token_ratio(text: str) -> float:
+    toks = re.findall(r"[a-z']+", str(text).lower())
+    return len(set(toks)) / len(toks) if toks else math.nan
+
+
+def _softmax(x: np.ndarray, tau: float) -> np.ndarray:
+    z = x / tau
+    z = z - z.max()
+    e = np.exp(z)
+    return e / e.sum()
+
+
+def fit_temperature(option_embs: list[np.ndarray], option_scores: list[list[float]],
+                    bounds=(0.005, 2.0)) -> dict:
+    """Temperature scaling of cosine similarities, fitted on labelled probes.
+
+    A probe is an option of item j (its Likert score known) compared with the
+    options of another item i of the same instrument: the likelihood is the
+    softmax(sim / tau) mass on item i's options with the probe's score.  tau
+    maximises the mean log-likelihood (leave-item-out: an item never probes
+    itself, where cosine = 1 would make it trivial)."""
+    probes = []
+    for i, (Ei, si) in enumerate(zip(option_embs, option_scores)):
+        for j, (Ej, sj) in enumerate(zip(option_embs, option_scores)):
+            if i == j:
+                continue
+            sims = Ej @ Ei.T  # probes x options of i
+            for k in range(len(sj)):
+                hit = np.asarray(si) == sj[k]
+                if hit.any() and not hit.all():
+                    probes.append((sims[k], hit))
+    if not probes:
+        return {"tau": 1.0, "n_probes": 0, "loglik_tau1": math.nan, "loglik_fit": math.nan,
+                "acc": math.nan, "note": "no probes (fewer than two items): tau = 1 (uncalibrated)"}
+
+    def nll(tau):
+        return -float(np.mean([math.log(max(_softmax(s, tau)[h].sum(), 1e-12)) for s, h in probes]))
+
+    res = minimize_scalar(nll, bounds=bounds, method="bounded")
+    acc = float(np.mean([h[int(np.argmax(s))] for s, h in probes]))
+    return {"tau": float(res.x), "n_probes": len(probes), "loglik_tau1": -nll(1.0), "loglik_fit": -float(res.fun),
+            "acc": acc, "note": ""}
+
+
+def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
+    """Cosine similarity of each response to each option -> softmax(sim / tau) over options.
+
+    Also records the uncalibrated distribution (tau = 1) to show why
+    calibration is needed: cosine similarities lie in a narrow band, so a
+    plain softmax is nearly uniform."""
+    out = responses.copy()
+    sims_col, raw_col, cal_col, ent_raw, ent_cal, maxp_raw, maxp_cal, exp_s = [], [], [], [], [], [], [], []
+    for _, r in out.iterrows():
+        opts = json.loads(r["options"])
+        if not r["valid"]:
+            for col in (sims_col, raw_col, cal_col):
+                col.append("")
+            for col in (ent_raw, ent_cal, maxp_raw, maxp_cal, exp_s):
+                col.append(math.nan)
+            continue
+        vecs = np.asarray(embed([r["response"], *opts]))
+        sims = vecs[1:] @ vecs[0]
+        p_raw, p_cal = _softmax(sims, 1.0), _softmax(sims, tau)
+        sims_col.append(json.dumps([round(float(x), 4) for x in sims]))
+        raw_col.append(json.dumps([round(float(x), 6) for x in p_raw]))
+        cal_col.append(json.dumps([round(float(x), 6) for x in p_cal]))
+        ent_raw.append(float(-(p_raw * np.log(p_raw)).sum() / math.log(len(opts))))
+        ent_cal.append(float(-(p_cal * np.log(np.maximum(p_cal, 1e-300))).sum() / math.log(len(opts))))
+        maxp_raw.append(float(p_raw.max()))
+        maxp_cal.append(float(p_cal.max()))
+        exp_s.append(float(np.dot(p_cal, json.loads(r["scores"]))))
+    out["similarities"] = sims_col
+    out["probs_uncalibrated"] = raw_col
+    out["probs"] = cal_col
+    out["norm_entropy_uncalibrated"] = ent_raw
+    out["norm_entropy"] = ent_cal
+    out["max_prob_uncalibrated"] = maxp_raw
+    out["max_prob"] = maxp_cal
+    out["expected_score"] = exp_s
+    out["tau"] = tau
+    out["ttr"] = [type_token_ratio(t) if v else math.nan for t, v in zip(out["response"], out["valid"])]
+    return out
+
+
+def calibrate_items(items: pd.DataFrame, embed) -> dict:
+    embs, scores = [], []
+    for _, r in items.iterrows():
+        embs.append(np.asarray(embed(json.loads(r["options"]))))
+        scores.append(json.loads(r["scores"]))
+    return fit_temperature(embs, scores)

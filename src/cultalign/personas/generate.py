@@ -1,0 +1,190 @@
+"""Norm -> scenario -> question generation with self-checks and bounded regeneration.
+
+Every model call is an independent single-turn request with its own derived
+seed (no conversation memory).  After each generation the model checks its
+own output: the check is a Yes/No question whose two answers are scored with
+``ModelClient.score_options``; P(Yes) below ``threshold`` triggers a
+regeneration with a new seed, at most ``max_regenerations`` times.  The last
+candidate is kept either way and the table records ``check_p_yes``,
+``check_passed`` and ``regenerations``; JSON that never validates is kept with
+``valid=False`` and its raw text.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pandas as pd
+
+from cultalign.models import ChatRequest, SamplingParams, ScoreItem
+
+from .common import LEVELS, TRAIT_HINTS, TRAIT_NAMES, TRAITS, derive_seed, render, template
+
+log = logging.getLogger(__name__)
+
+REGEN_SEED_STRIDE = 7_919
+
+
+def _text(max_len: int, min_len: int = 10) -> dict:
+    return {"type": "string", "minLength": min_len, "maxLength": max_len}
+
+
+NORM_SCHEMA = {"type": "object", "properties": {"norm": _text(300, 20)}, "required": ["norm"],
+               "additionalProperties": False}
+SCENARIO_SCHEMA = {"type": "object", "properties": {"scenario": _text(400, 30)}, "required": ["scenario"],
+                   "additionalProperties": False}
+QUESTION_SCHEMA = {
+    "type": "object",
+    "properties": {"question": _text(300, 20), **{lv: _text(200, 5) for lv in LEVELS}},
+    "required": ["question", *LEVELS],
+    "additionalProperties": False,
+}
+GENERATION_TEMPLATES = ("generator_system", "norm", "norm_check", "scenario", "scenario_check", "question",
+                        "question_check", "answers_check")
+
+
+@dataclass
+class GenSettings:
+    temperature: float = 0.7
+    max_new_tokens: dict | None = None
+    max_regenerations: int = 1
+    threshold: float = 0.5
+    max_attempts: int = 3
+
+    def tokens(self, stage: str) -> int:
+        return (self.max_new_tokens or {}).get(stage, 200)
+
+
+def _checked_generation(client, jobs: list[dict], schema: dict, stage: str, settings: GenSettings,
+                        checks: Callable[[dict, dict], list[ScoreItem]]) -> list[dict]:
+    """Run jobs ({'prompt', 'seed', ...}) through generate_json + self-checks with regeneration.
+
+    Returns one record per job with the accepted (or last) value and the check bookkeeping.
+    """
+    system = template("generator_system")
+    results: list[dict | None] = [None] * len(jobs)
+    pending = list(range(len(jobs)))
+    for rnd in range(settings.max_regenerations + 1):
+        if not pending:
+            break
+        reqs = [ChatRequest.make(jobs[i]["prompt"], SamplingParams(
+            temperature=settings.temperature, max_new_tokens=settings.tokens(stage),
+            seed=jobs[i]["seed"] + rnd * REGEN_SEED_STRIDE), system=system) for i in pending]
+        parsed = client.generate_json(reqs, schema, max_attempts=settings.max_attempts)
+        check_items, owners = [], []
+        for i, pr in zip(pending, parsed):
+            if pr.valid:
+                its = checks(jobs[i], pr.value)
+                check_items.extend(its)
+                owners.append((i, len(its)))
+        scores = client.score_options(check_items) if check_items else []
+        p_by_job: dict[int, list[float]] = {}
+        pos = 0
+        for i, n in owners:
+            p_by_job[i] = [s.probs[0] for s in scores[pos : pos + n]]
+            pos += n
+        still = []
+        last = rnd == settings.max_regenerations
+        for i, pr in zip(pending, parsed):
+            ps = p_by_job.get(i, [])
+            passed = pr.valid and all(p >= settings.threshold for p in ps)
+            if passed or last:
+                results[i] = {"value": pr.value if pr.valid else None, "valid": pr.valid,
+                              "raw_invalid": "" if pr.valid else pr.raw, "json_attempts": pr.n_attempts,
+                              "check_p_yes": json.dumps([round(p, 4) for p in ps]),
+                              "check_passed": bool(passed), "regenerations": rnd}
+            else:
+                still.append(i)
+        pending = still
+    return results  # type: ignore[return-value]
+
+
+def _yes_no(prompt: str) -> ScoreItem:
+    return ScoreItem.make(prompt, ["Yes", "No"])
+
+
+def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, country_name: str,
+                   n_norms: int, topics: list[str], seed: int, settings: GenSettings) -> pd.DataFrame:
+    """``n_norms`` norms, each from its own retrieval query (topic) and its own seeded call."""
+    jobs = []
+    for j in range(n_norms):
+        topic = topics[j % len(topics)]
+        hits = retrieve(f"{topic} in {country_name}: customs, values and expected behaviour")
+        context = "\n".join(f"[{k + 1}] {' '.join(h['text'].split())}" for k, h in enumerate(hits))
+        jobs.append({"norm_id": j, "topic": topic, "context": context,
+                     "chunks": json.dumps([f"{h['source']}#{h['chunk_id']}" for h in hits]),
+                     "prompt": render("norm", country=country_name, context=context, topic=topic),
+                     "seed": derive_seed(seed, "norm", country, j)})
+
+    def checks(job, value):
+        return [_yes_no(render("norm_check", country=country_name, context=job["context"], norm=value["norm"]))]
+
+    res = _checked_generation(client, jobs, NORM_SCHEMA, "norm", settings, checks)
+    rows = []
+    for job, r in zip(jobs, res):
+        rows.append({"country": country, "norm_id": job["norm_id"], "topic": job["topic"],
+                     "norm": " ".join(r["value"]["norm"].split()) if r["valid"] else "",
+                     "retrieved_chunks": job["chunks"], **{k: v for k, v in r.items() if k != "value"}})
+    return pd.DataFrame(rows)
+
+
+def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenarios: int, seed: int,
+                       settings: GenSettings) -> pd.DataFrame:
+    """``n_scenarios`` scenarios per valid norm (invalid norms are skipped and stay counted in the norms table)."""
+    jobs = []
+    for _, nr in norms[norms["valid"].astype(bool)].iterrows():
+        for s in range(n_scenarios):
+            jobs.append({"country": nr["country"], "norm_id": int(nr["norm_id"]), "norm": nr["norm"], "s": s,
+                         "prompt": render("scenario", country=country_name, norm=nr["norm"]),
+                         "seed": derive_seed(seed, "scenario", nr["country"], nr["norm_id"], s)})
+
+    def checks(job, value):
+        return [_yes_no(render("scenario_check", country=country_name, norm=job["norm"],
+                               scenario=value["scenario"]))]
+
+    res = _checked_generation(client, jobs, SCENARIO_SCHEMA, "scenario", settings, checks)
+    rows = []
+    for sid, (job, r) in enumerate(zip(jobs, res)):
+        rows.append({"country": job["country"], "norm_id": job["norm_id"], "scenario_id": sid,
+                     "norm": job["norm"],
+                     "scenario": " ".join(r["value"]["scenario"].split()) if r["valid"] else "",
+                     **{k: v for k, v in r.items() if k != "value"}})
+    return pd.DataFrame(rows, columns=["country", "norm_id", "scenario_id", "norm", "scenario", "valid",
+                                       "raw_invalid", "json_attempts", "check_p_yes", "check_passed",
+                                       "regenerations"])
+
+
+def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed: int,
+                       settings: GenSettings, traits=TRAITS) -> pd.DataFrame:
+    """One question with five graded answers per valid scenario and trait."""
+    jobs = []
+    for _, sr in scenarios[scenarios["valid"].astype(bool)].iterrows():
+        for t in traits:
+            jobs.append({"country": sr["country"], "scenario_id": int(sr["scenario_id"]),
+                         "scenario": sr["scenario"], "trait": t,
+                         "prompt": render("question", scenario=sr["scenario"], country=country_name,
+                                          trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t]),
+                         "seed": derive_seed(seed, "question", sr["country"], sr["scenario_id"], t)})
+
+    def checks(job, value):
+        t = job["trait"]
+        return [_yes_no(render("question_check", scenario=job["scenario"], question=value["question"],
+                               trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t])),
+                _yes_no(render("answers_check", question=value["question"], trait_name=TRAIT_NAMES[t],
+                               **{lv: value[lv] for lv in LEVELS}))]
+
+    res = _checked_generation(client, jobs, QUESTION_SCHEMA, "question", settings, checks)
+    rows = []
+    for qid, (job, r) in enumerate(zip(jobs, res)):
+        v: dict[str, Any] = r["value"] or {}
+        rows.append({"country": job["country"], "scenario_id": job["scenario_id"], "question_id": qid,
+                     "trait": job["trait"], "trait_name": TRAIT_NAMES[job["trait"]], "scenario": job["scenario"],
+                     "question": " ".join(v.get("question", "").split()),
+                     **{lv: " ".join(v.get(lv, "").split()) for lv in LEVELS},
+                     **{k: x for k, x in r.items() if k != "value"}})
+    return pd.DataFrame(rows, columns=["country", "scenario_id", "question_id", "trait", "trait_name", "scenario",
+                                       "question", *LEVELS, "valid", "raw_invalid", "json_attempts",
+                                       "check_p_yes", "check_passed", "regenerations"])

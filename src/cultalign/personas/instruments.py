@@ -1,0 +1,182 @@
+"""Personality instruments as one item table, each with its scoring scheme.
+
+Item table columns: instrument, item_id, trait (O/C/E/A/N), format
+(``statement``: self-report statement on a 5-point scale; ``choice``: a
+situation/question with behavioural options), context, question, options
+(JSON list, canonical order), scores (JSON list: the Likert score each option
+gives on its trait, reverse keying already applied), keyed (plus/minus for
+statements).  Binary instruments (TRAIT, Big5Chat) score high options 5 and
+low options 1, as the paper does.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from .common import LEVEL_SCORES, LEVELS, trait_code
+
+COLUMNS = ["instrument", "item_id", "trait", "format", "context", "question", "options", "scores", "keyed"]
+
+AGREE_LABELS = ["Disagree strongly", "Disagree a little", "Neither agree nor disagree", "Agree a little",
+                "Agree strongly"]
+ACCURATE_LABELS = ["Very inaccurate", "Moderately inaccurate", "Neither accurate nor inaccurate",
+                   "Moderately accurate", "Very accurate"]
+
+# The published BFI-44 scoring key (John & Srivastava 1999): item number -> (trait, reverse-keyed).
+_BFI = {"E": [1, -6, 11, 16, -21, 26, -31, 36], "A": [-2, 7, -12, 17, 22, -27, 32, -37, 42],
+        "C": [3, -8, 13, -18, -23, 28, 33, 38, -43], "N": [4, -9, 14, 19, -24, 29, -34, 39],
+        "O": [5, 10, 15, 20, 25, 30, -35, 40, -41, 44]}
+BFI44_KEY = {abs(i): (t, i < 0) for t, items in _BFI.items() for i in items}
+
+
+class InstrumentError(ValueError):
+    pass
+
+
+def _statement_rows(instrument: str, texts, traits, minus, labels, ids=None, src: str = "") -> pd.DataFrame:
+    rows = []
+    for k, (text, t, m) in enumerate(zip(texts, traits, minus)):
+        if not isinstance(text, str) or not text.strip():
+            raise InstrumentError(f"{src}: row {k + 1}: field 'text' is empty")
+        scores = [6 - s for s in range(1, 6)] if m else list(range(1, 6))
+        rows.append({"instrument": instrument, "item_id": str(ids[k]) if ids is not None else f"{k + 1:03d}",
+                     "trait": t, "format": "statement", "context": "",
+                     "question": text.strip().rstrip(".").strip(), "options": json.dumps(labels),
+                     "scores": json.dumps(scores), "keyed": "minus" if m else "plus"})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _codes(series, src, field, parse=trait_code):
+    out = []
+    for k, v in enumerate(series):
+        try:
+            out.append(parse(v))
+        except ValueError as e:
+            raise InstrumentError(f"{src}: row {k + 1}: field {field!r}: {e}") from e
+    return out
+
+
+def _flag(series, src, field, minus_values=("R", "minus", "-")):
+    out = []
+    for k, v in enumerate(series):
+        s = str(v).strip()
+        if s not in ("F", "R", "plus", "minus", "+", "-"):
+            raise InstrumentError(f"{src}: row {k + 1}: field {field!r}: expected F/R or plus/minus, got {v!r}")
+        out.append(s in minus_values)
+    return out
+
+
+def load_bfi(path: str | Path, key: str = "published") -> pd.DataFrame:
+    """BFI-44 (columns Text, Key, Reverse).  ``key=published`` scores with the published key by item
+    position; ``key=file`` uses the file's Key/Reverse columns (the audit compares the two)."""
+    df = pd.read_csv(path)
+    src = str(path)
+    if key == "published":
+        if len(df) != 44:
+            raise InstrumentError(f"{src}: expected 44 BFI items, found {len(df)}")
+        traits = [BFI44_KEY[i + 1][0] for i in range(44)]
+        minus = [BFI44_KEY[i + 1][1] for i in range(44)]
+    else:
+        traits = _codes(df["Key"], src, "Key")
+        minus = _flag(df["Reverse"], src, "Reverse")
+    texts = [f"see myself as someone who {t.strip()}" for t in df["Text"]]
+    return _statement_rows("bfi44", texts, traits, minus, AGREE_LABELS, src=src)
+
+
+def load_ipip_csv(path: str | Path, instrument: str) -> pd.DataFrame:
+    """CulturalPersonas' IPIP spreadsheets: ipip-120.csv (Key facet code, Reverse) or ipip-300.csv (Sign)."""
+    df = pd.read_csv(path)
+    src = str(path)
+    if "Sign" in df.columns:
+        traits = _codes([str(s).strip()[1:2] for s in df["Sign"]], src, "Sign")
+        minus = [str(s).strip().startswith("-") for s in df["Sign"]]
+    else:
+        traits = _codes([str(s).strip()[:1] for s in df["Key"]], src, "Key")
+        minus = _flag(df["Reverse"], src, "Reverse")
+    return _statement_rows(instrument, list(df["Text"]), traits, minus, ACCURATE_LABELS, src=src)
+
+
+def load_ipip_json(path: str | Path, instrument: str) -> pd.DataFrame:
+    """IPIP-NEO item lists as JSON records with text, keyed (plus/minus), domain."""
+    recs = json.loads(Path(path).read_text())
+    src = str(path)
+    traits = _codes([r.get("domain") for r in recs], src, "domain")
+    minus = _flag([r.get("keyed") for r in recs], src, "keyed")
+    return _statement_rows(instrument, [r.get("text") for r in recs], traits, minus, ACCURATE_LABELS, src=src)
+
+
+def load_likert_tsv(path: str | Path, instrument: str) -> pd.DataFrame:
+    """Project format: item_id, text, trait, keyed (plus/minus)."""
+    df = pd.read_csv(path, sep="\t", dtype=str)
+    src = str(path)
+    return _statement_rows(instrument, list(df["text"]), _codes(df["trait"], src, "trait"),
+                           _flag(df["keyed"], src, "keyed"), ACCURATE_LABELS, ids=list(df["item_id"]), src=src)
+
+
+def _choice_rows(instrument, df, src, context_fn, question_fn, option_cols, scores) -> pd.DataFrame:
+    rows = []
+    traits = _codes(df["trait"], src, "trait")
+    for k, (_, r) in enumerate(df.iterrows()):
+        opts = []
+        for c in option_cols:
+            v = r[c]
+            if not isinstance(v, str) or not v.strip():
+                raise InstrumentError(f"{src}: row {k + 1}: field {c!r} is empty")
+            opts.append(" ".join(v.split()))
+        rows.append({"instrument": instrument, "item_id": f"{k:04d}", "trait": traits[k], "format": "choice",
+                     "context": context_fn(r), "question": question_fn(r), "options": json.dumps(opts),
+                     "scores": json.dumps(scores), "keyed": ""})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def load_big5chat(path: str | Path) -> pd.DataFrame:
+    df = pd.read_csv(path)
+    return _choice_rows("big5chat", df, str(path),
+                        lambda r: f'Someone says to you: "{" ".join(str(r["train_input"]).split())}"',
+                        lambda r: "How do you reply?", ["high_output", "low_output"], [5, 1])
+
+
+def load_trait(path: str | Path) -> pd.DataFrame:
+    """TRAIT csv (situation, query, response_high1/2, response_low1/2)."""
+    df = pd.read_csv(path)
+    return _choice_rows("trait", df, str(path), lambda r: " ".join(str(r["situation"]).split()),
+                        lambda r: " ".join(str(r["query"]).split()),
+                        ["response_high1", "response_high2", "response_low1", "response_low2"], [5, 5, 1, 1])
+
+
+def cp_items(questions: pd.DataFrame, src: str, instrument: str = "cp") -> pd.DataFrame:
+    """CulturalPersonas questions (scenario, question, the five graded answers) as items."""
+    q = questions.copy()
+    if "scenario" not in q.columns and "scenario_text" in q.columns:
+        q["scenario"] = q["scenario_text"]
+    if "valid" in q.columns:
+        q = q[q["valid"].astype(str).str.lower().isin(("true", "1"))]
+    q = q.reset_index(drop=True)
+    df = _choice_rows(instrument, q, src, lambda r: " ".join(str(r["scenario"]).split()),
+                      lambda r: " ".join(str(r["question"]).split()), list(LEVELS), list(LEVEL_SCORES))
+    if "question_id" in q.columns:
+        df["item_id"] = [str(x) for x in q["question_id"]]
+    return df
+
+
+def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str = "published") -> pd.DataFrame:
+    loaders = {
+        "bfi": lambda: load_bfi(path, bfi_key),
+        "ipip_csv": lambda: load_ipip_csv(path, name),
+        "ipip_json": lambda: load_ipip_json(path, name),
+        "likert_tsv": lambda: load_likert_tsv(path, name),
+        "big5chat": lambda: load_big5chat(path),
+        "trait": lambda: load_trait(path),
+    }
+    if kind not in loaders:
+        raise InstrumentError(f"unknown instrument format {kind!r} (known: {sorted(loaders)})")
+    df = loaders[kind]()
+    df["instrument"] = name
+    return df
+
+
+def trait_counts(items: pd.DataFrame) -> dict[str, int]:
+    return {t: int((items["trait"] == t).sum()) for t in "OCEAN"}

@@ -1,0 +1,72 @@
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cultalign.personas.evaluate import (fit_temperature, persona_prompt, run_mcs, sample_trait_scores,
+                                         type_token_ratio)
+
+
+def _items_probs(p_high):
+    return pd.DataFrame([{"trait": "E", "probs": json.dumps([p_high, 1 - p_high]), "scores": "[5, 1]", "valid": True},
+                         {"trait": "E", "probs": json.dumps([p_high, 1 - p_high]), "scores": "[5, 1]", "valid": True}])
+
+
+def test_sampling_is_seeded_and_follows_probs():
+    a = sample_trait_scores(_items_probs(0.8), 4000, seed=3)
+    b = sample_trait_scores(_items_probs(0.8), 4000, seed=3)
+    assert a.equals(b)
+    assert a["E"].mean() == pytest.approx(1 + 4 * 0.8, abs=0.08)
+    assert a["O"].isna().all()  # no Openness items -> NaN, never 0
+
+
+def test_invalid_items_are_excluded_from_sampling():
+    t = _items_probs(1.0)
+    t.loc[1, ["valid", "probs"]] = [False, json.dumps([0.0, 1.0])]
+    assert (sample_trait_scores(t, 50, 1)["E"] == 5.0).all()
+
+
+def test_temperature_fit_sharpens_near_uniform_softmax():
+    rng = np.random.default_rng(0)
+    # options whose embeddings share a level direction (+ item-specific noise): cosine similarities in a narrow band
+    level = rng.normal(size=(5, 32))
+    embs = []
+    for _ in range(6):
+        e = level * 0.3 + rng.normal(size=(5, 32))
+        embs.append(e / np.linalg.norm(e, axis=1, keepdims=True))
+    res = fit_temperature(embs, [[5, 4, 3, 2, 1]] * 6)
+    assert res["n_probes"] == 6 * 5 * 5
+    assert res["tau"] < 0.5  # a plain softmax (tau = 1) is too flat
+    assert res["loglik_fit"] > res["loglik_tau1"]
+
+
+def test_persona_prompt_needs_two_norms():
+    p = persona_prompt("Japan", ["Harmony matters", "Punctuality matters."])
+    assert "born and raised in Japan" in p and "Harmony matters." in p
+    with pytest.raises(ValueError, match="two norms"):
+        persona_prompt("Japan", ["only one"])
+
+
+def test_ttr():
+    assert type_token_ratio("I I go") == pytest.approx(2 / 3)
+
+
+@pytest.mark.slow
+def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
+    items = pd.DataFrame([{"instrument": "t", "item_id": "1", "trait": "E", "format": "choice",
+                           "context": "You arrive at a party where you know only the host.",
+                           "question": "What do you do?",
+                           "options": json.dumps(["I introduce myself to a group.", "I leave early."]),
+                           "scores": "[5, 1]", "keyed": ""},
+                          {"instrument": "t", "item_id": "2", "trait": "N", "format": "statement", "context": "",
+                           "question": "worry about things", "options": json.dumps(["Very inaccurate", "Very accurate"]),
+                           "scores": "[1, 5]", "keyed": "plus"}])
+    for mode in ("text", "label"):
+        out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan")
+        assert len(out) == 2 and out["valid"].all()
+        for _, r in out.iterrows():
+            assert sorted(json.loads(r["shuffle"])) == [0, 1]
+            assert sum(json.loads(r["probs"])) == pytest.approx(1, abs=1e-4)
+            assert 0 < r["valid_mass"] <= 1
+    assert smollm2_client.stats["model_requests"] == 4
