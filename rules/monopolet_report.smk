@@ -1,0 +1,281 @@
+# monopolet: agreement metrics, response statistics, topics, dataset and
+# validation tables, Figures 5-8, and named targets per paper table/figure.
+
+
+rule monopolet_agreement:
+    """SAA, EAA and AVG per comparison (model vs panel by default) and per dilemma."""
+    input:
+        matchings=mono_matchings,
+        solutions=expand("results/monopolet/solutions/{agent}.tsv", agent=MONO_AGENTS),
+    output:
+        summary=report(
+            "results/monopolet/tables/agreement.tsv",
+            caption="../report/monopolet/agreement.rst",
+            category="Monopolet",
+        ),
+        per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
+    log:
+        "logs/monopolet/agreement.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/monopolet/agreement.py"
+
+
+rule monopolet_response_stats:
+    """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per word; word counts."""
+    input:
+        mono_answer_tables,
+    output:
+        per_model=report(
+            "results/monopolet/tables/response_stats.tsv",
+            caption="../report/monopolet/response_stats.rst",
+            category="Monopolet",
+        ),
+        per_answer="results/monopolet/tables/response_stats_per_answer.tsv",
+    log:
+        "logs/monopolet/response_stats.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/monopolet/response_stats.py"
+
+
+rule monopolet_topics:
+    """SensTopic topics of the full-form dilemmas with the local multilingual encoder."""
+    input:
+        dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
+    output:
+        doc_topics="results/monopolet/topics/doc_topics.tsv",
+        topics="results/monopolet/topics/topics.tsv",
+    log:
+        "logs/monopolet/topics.log",
+    benchmark:
+        "benchmarks/monopolet/topics.tsv"
+    conda:
+        "../envs/text.yaml"
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        settings=MONO["topics"],
+        embeddings=MONO["embeddings"],
+    script:
+        "../scripts/monopolet/topics.py"
+
+
+rule monopolet_dataset_stats:
+    """Dataset statistics (Table 1)."""
+    input:
+        episodes="results/monopolet/episodes/episodes.tsv",
+        discarded="results/monopolet/episodes/discarded.tsv",
+        sections="results/monopolet/sections/sections.tsv",
+        dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
+        panel="results/monopolet/solutions/panel.tsv",
+    output:
+        report(
+            "results/monopolet/tables/dataset_stats.tsv",
+            caption="../report/monopolet/dataset_stats.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/dataset_stats.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/monopolet/dataset_stats.py"
+
+
+rule monopolet_audio_quality:
+    """Transcription real-time factor per episode; speaker purity against the demo scripts' turns."""
+    input:
+        segments=mono_segments,
+        turns=mono_turns,
+        reference=mono_demo_turns,
+    output:
+        report(
+            "results/monopolet/tables/audio_quality.tsv",
+            caption="../report/monopolet/audio_quality.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/audio_quality.log",
+    localrule: True
+    conda:
+        "../envs/audio.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/monopolet/audio_quality.py"
+
+
+rule monopolet_annotation_agreement:
+    """Appendix A validation: Cohen's kappa and precision/recall (Table 2), matching error rate (A.4)."""
+    input:
+        mono_annotation_inputs,
+    output:
+        report(
+            "results/monopolet/tables/annotation_agreement.tsv",
+            caption="../report/monopolet/annotation_agreement.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/annotation_agreement.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        mapping=MONO["annotations"]["mapping"],
+        matching=MONO["annotations"]["matching"],
+    script:
+        "../scripts/monopolet/annotation_agreement.py"
+
+
+rule monopolet_plot_figure5:
+    input:
+        "results/monopolet/tables/agreement.tsv",
+    output:
+        report(
+            "results/monopolet/figures/figure5_agreement.png",
+            caption="../report/monopolet/figure5.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/plot_figure5.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        kind="figure5",
+    script:
+        "../scripts/monopolet/plot.py"
+
+
+rule monopolet_plot_figure6:
+    input:
+        "results/monopolet/tables/response_stats_per_answer.tsv",
+    output:
+        report(
+            "results/monopolet/figures/figure6_word_counts.png",
+            caption="../report/monopolet/figure6.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/plot_figure6.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        kind="figure6",
+    script:
+        "../scripts/monopolet/plot.py"
+
+
+rule monopolet_plot_figure7:
+    input:
+        "results/monopolet/tables/response_stats.tsv",
+    output:
+        report(
+            "results/monopolet/figures/figure7_response_stats.png",
+            caption="../report/monopolet/figure7.rst",
+            category="Monopolet",
+        ),
+    log:
+        "logs/monopolet/plot_figure7.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        kind="figure7",
+    script:
+        "../scripts/monopolet/plot.py"
+
+
+rule monopolet_plot_figure8:
+    input:
+        per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
+        doc_topics="results/monopolet/topics/doc_topics.tsv",
+        topics="results/monopolet/topics/topics.tsv",
+    output:
+        figure=report(
+            "results/monopolet/figures/figure8_topic_scores.png",
+            caption="../report/monopolet/figure8.rst",
+            category="Monopolet",
+        ),
+        table="results/monopolet/tables/topic_scores.tsv",
+    log:
+        "logs/monopolet/plot_figure8.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        kind="figure8",
+    script:
+        "../scripts/monopolet/plot.py"
+
+
+rule monopolet_figure5:
+    """Paper Figure 5: EAA, SAA and AVG per model."""
+    input:
+        "results/monopolet/figures/figure5_agreement.png",
+        "results/monopolet/tables/agreement.tsv",
+
+
+rule monopolet_figure6:
+    """Paper Figure 6: words per answer."""
+    input:
+        "results/monopolet/figures/figure6_word_counts.png",
+
+
+rule monopolet_figure7:
+    """Paper Figure 7: entities per word in the answers."""
+    input:
+        "results/monopolet/figures/figure7_response_stats.png",
+        "results/monopolet/tables/response_stats.tsv",
+
+
+rule monopolet_figure8:
+    """Paper Figure 8: weighted AVG per model and topic."""
+    input:
+        "results/monopolet/figures/figure8_topic_scores.png",
+
+
+rule monopolet_table1:
+    """Paper Table 1: dataset statistics."""
+    input:
+        "results/monopolet/tables/dataset_stats.tsv",
+
+
+rule monopolet_validation:
+    """Paper Appendix A (Tables 2-4, A.4): annotation agreement."""
+    input:
+        "results/monopolet/tables/annotation_agreement.tsv",

@@ -1,0 +1,59 @@
+"""Validation tables of Appendix A from annotation files.
+
+* mapping (Table 2): TSV with item, annotator_1, annotator_2, system (labels
+  M / NM); items both annotators labelled give Cohen's kappa; the system is
+  scored against annotator_1 (annotator_2 where annotator_1 is empty).
+* matching (A.4): TSV with pair_id, annotator, issue (0/1): the error rate.
+Output rows: (table, quantity, class, value).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..stats.classification import classification_table, cohen_kappa, error_rate
+
+
+class AnnotationError(ValueError):
+    pass
+
+
+def _read(path, required):
+    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise AnnotationError(f"{path}: missing column(s) {missing}")
+    return df
+
+
+def mapping_agreement(path: str | Path) -> pd.DataFrame:
+    df = _read(path, ["item", "annotator_1", "annotator_2", "system"])
+    for i, r in df.iterrows():
+        for c in ("annotator_1", "annotator_2", "system"):
+            if r[c] not in ("", "M", "NM"):
+                raise AnnotationError(f"{path}: row {i + 2}, field '{c}': expected M, NM or empty, got {r[c]!r}")
+    both = df[(df.annotator_1 != "") & (df.annotator_2 != "")]
+    rows = [("mapping", "kappa", "", cohen_kappa(both.annotator_1, both.annotator_2)),
+            ("mapping", "n_double_annotated", "", len(both))]
+    gold = df.annotator_1.where(df.annotator_1 != "", df.annotator_2)
+    ok = (gold != "") & (df.system != "")
+    rows.append(("mapping", "accuracy", "", float((gold[ok] == df.system[ok]).mean())))
+    rows.append(("mapping", "n_items", "", int(ok.sum())))
+    tab = classification_table(gold[ok], df.system[ok], labels=["M", "NM"])
+    for r in tab.itertuples():
+        for q in ("precision", "recall", "f1", "support"):
+            rows.append(("mapping", q, r._1, float(getattr(r, q))))
+    return pd.DataFrame(rows, columns=["table", "quantity", "class", "value"])
+
+
+def matching_errors(path: str | Path) -> pd.DataFrame:
+    df = _read(path, ["pair_id", "annotator", "issue"])
+    bad = df[~df.issue.isin(["0", "1"])]
+    if len(bad):
+        i = bad.index[0]
+        raise AnnotationError(f"{path}: row {i + 2}, field 'issue': expected 0 or 1, got {bad.issue.iloc[0]!r}")
+    rate, k, n = error_rate(df.issue.astype(int))
+    return pd.DataFrame([("matching", "error_rate", "", rate), ("matching", "errors", "", k),
+                         ("matching", "pairs", "", n)], columns=["table", "quantity", "class", "value"])

@@ -1,0 +1,72 @@
+"""Figures 5-8 of the paper from this workflow's tables (matplotlib, Agg)."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def _heatmap(ax, mat: pd.DataFrame, fmt="{:.3f}"):
+    im = ax.imshow(mat.to_numpy(dtype=float), aspect="auto", cmap="viridis")
+    ax.set_xticks(range(mat.shape[1]), mat.columns, rotation=45, ha="right")
+    ax.set_yticks(range(mat.shape[0]), mat.index)
+    for i in range(mat.shape[0]):
+        for j in range(mat.shape[1]):
+            v = mat.iat[i, j]
+            ax.text(j, i, "n/a" if pd.isna(v) else fmt.format(v), ha="center", va="center", color="w", fontsize=8)
+    return im
+
+
+def figure5(agreement: pd.DataFrame, out: str, title_note: str = "") -> None:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    metrics = ["EAA", "SAA", "AVG"]
+    x = np.arange(len(agreement))
+    for k, m in enumerate(metrics):
+        ax.bar(x + (k - 1) * 0.25, agreement[m].fillna(0), width=0.25, label=m)
+    ax.set_xticks(x, agreement["comparison"], rotation=20, ha="right")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("agreement")
+    ax.set_title(f"Agreement with the reference solutions {title_note}".strip())
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def figure6(per_answer: pd.DataFrame, out: str) -> None:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    models = sorted(per_answer["model"].unique())
+    ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models], tick_labels=models)
+    ax.set_ylabel("words per answer")
+    ax.set_title("Number of words in the models' answers")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def figure7(per_model: pd.DataFrame, features: list[str], out: str) -> None:
+    fig, ax = plt.subplots(figsize=(7, 1.5 + 0.5 * len(per_model)))
+    mat = per_model.set_index("model")[features]
+    im = _heatmap(ax, mat)
+    fig.colorbar(im, ax=ax, label="share of words")
+    ax.set_title("Entities in the open-ended answers (per word)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
+    names = dict(zip(topics["topic"].astype(str), topics["name"]))
+    mat = scores.pivot(index="comparison", columns="topic", values="AVG")
+    mat.columns = [names.get(str(c).replace("topic_", ""), c) for c in mat.columns]
+    fig, ax = plt.subplots(figsize=(2 + 1.2 * mat.shape[1], 1.5 + 0.5 * mat.shape[0]))
+    im = _heatmap(ax, mat)
+    fig.colorbar(im, ax=ax, label="weighted AVG")
+    ax.set_title("Weighted average of AVG per model and topic")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)

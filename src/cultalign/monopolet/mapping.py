@@ -1,0 +1,128 @@
+"""Map each one-sentence dilemma summary to the transcript chunk that
+introduces it, then cut the transcript into one section per dilemma.
+
+1. Chunks inside the prize segment are excluded.
+2. Embedding similarity (summary as query, chunk as passage) proposes the
+   most similar chunk.
+3. An LLM re-checks it (P("Ja") of a yes/no question, option scoring).
+4. For summaries not confirmed, the LLM checks every chunk and the earliest
+   confirmed chunk is taken; if none is confirmed, ``fallback`` decides
+   (``embedding``: keep the embedding proposal, flagged; ``drop``: unmapped).
+5. Sections run from a dilemma's chunk to the next dilemma's chunk (or the
+   prize segment / the end).  Dilemmas mapped to the same place as an earlier
+   one get no section (status ``collision``), counted and excluded.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..models import ScoreItem
+from .prompts import render
+
+log = logging.getLogger(__name__)
+YES, NO = "Ja", "Nej"
+
+
+@dataclass
+class MappingSettings:
+    yes_threshold: float = 0.5
+    fallback: str = "embedding"  # embedding | drop
+
+    @classmethod
+    def from_config(cls, cfg: dict) -> "MappingSettings":
+        return cls(**{k: v for k, v in cfg.items() if k in cls.__dataclass_fields__})
+
+
+def _p_yes(client, summary: str, chunks: list[str]) -> list[float]:
+    items = [ScoreItem.make(render("check_intro", summary=summary, chunk=c), [YES, NO]) for c in chunks]
+    return [s.probs[0] for s in client.score_options(items)] if items else []
+
+
+def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: int | None, embedder, client,
+                  settings: MappingSettings) -> pd.DataFrame:
+    cand = chunks if prize_start is None else chunks[chunks["last_sentence"] < prize_start]
+    cand = cand.reset_index(drop=True)
+    cols = ["dilemma_id", "summary", "chunk", "first_sentence", "similarity", "p_yes", "method", "llm_checks"]
+    if cand.empty or summaries.empty:
+        return pd.DataFrame([{"dilemma_id": d, "summary": s, "chunk": -1, "first_sentence": -1,
+                              "similarity": np.nan, "p_yes": np.nan, "method": "unmapped", "llm_checks": 0}
+                             for d, s in zip(summaries.get("dilemma_id", []), summaries.get("summary", []))],
+                            columns=cols)
+    q = embedder.queries(summaries["summary"].tolist())
+    p = embedder.passages(cand["text"].tolist())
+    sims = q @ p.T
+    best = sims.argmax(axis=1)
+    first_pass = [_p_yes(client, s, [cand["text"].iloc[b]])[0] for s, b in zip(summaries["summary"], best)]
+    rows = []
+    for i, (did, summary) in enumerate(zip(summaries["dilemma_id"], summaries["summary"])):
+        b = int(best[i])
+        row = {"dilemma_id": did, "summary": summary, "chunk": int(cand["chunk"].iloc[b]),
+               "first_sentence": int(cand["first_sentence"].iloc[b]), "similarity": float(sims[i, b]),
+               "p_yes": float(first_pass[i]), "method": "embedding+llm", "llm_checks": 1}
+        if first_pass[i] < settings.yes_threshold:
+            py = _p_yes(client, summary, cand["text"].tolist())
+            row["llm_checks"] += len(py)
+            hits = [k for k, v in enumerate(py) if v >= settings.yes_threshold]
+            if hits:
+                k = hits[0]
+                row.update(chunk=int(cand["chunk"].iloc[k]), first_sentence=int(cand["first_sentence"].iloc[k]),
+                           similarity=float(sims[i, k]), p_yes=float(py[k]), method="llm_earliest")
+            elif settings.fallback == "embedding":
+                row["method"] = "embedding_unconfirmed"
+            else:
+                row.update(chunk=-1, first_sentence=-1, method="unmapped")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=cols)
+
+
+def cut_sections(mapping: pd.DataFrame, sentences: pd.DataFrame, prize_start: int | None,
+                 episode_id: str) -> pd.DataFrame:
+    """One section per mapped dilemma (text with speaker labels), in transcript order."""
+    end_all = prize_start if prize_start is not None else len(sentences)
+    m = mapping.copy()
+    m["status"] = np.where(m["first_sentence"] >= 0, "ok", "unmapped")
+    ok = m[m["status"] == "ok"].sort_values(["first_sentence", "dilemma_id"])
+    starts = ok["first_sentence"].tolist()
+    seen = set()
+    bounds = {}
+    for k, (did, s) in enumerate(zip(ok["dilemma_id"], starts)):
+        if s in seen:
+            bounds[did] = None
+            continue
+        seen.add(s)
+        later = [x for x in starts[k + 1:] if x > s]
+        bounds[did] = (s, min(later[0] if later else end_all, end_all))
+    rows = []
+    for _, r in m.iterrows():
+        b = bounds.get(r["dilemma_id"])
+        status = r["status"]
+        if status == "ok" and (b is None or b[1] <= b[0]):
+            status = "collision"
+        text, first, last, n_words, speakers = "", -1, -1, 0, 0
+        if status == "ok":
+            sub = sentences.iloc[b[0]:b[1]]
+            text = "\n".join(f"{sp}: {t}" for sp, t in zip(sub["speaker"], sub["text"]))
+            first, last = b[0], b[1] - 1
+            n_words = int(sum(len(t.split()) for t in sub["text"]))
+            speakers = int(sub["speaker"].nunique())
+        rows.append({"dilemma_id": r["dilemma_id"], "episode_id": episode_id, "summary": r["summary"],
+                     "method": r["method"], "similarity": r["similarity"], "p_yes": r["p_yes"],
+                     "first_sentence": first, "last_sentence": last, "n_words": n_words,
+                     "n_speakers": speakers, "status": status, "section": text})
+    return pd.DataFrame(rows)
+
+
+def drop_longest(sections: pd.DataFrame, fraction: float) -> pd.DataFrame:
+    """Mark the longest ``fraction`` of usable sections (by words) as ``dropped_longest``."""
+    out = sections.copy()
+    ok = out[out["status"] == "ok"]
+    k = int(np.floor(len(ok) * fraction))
+    if k > 0:
+        idx = ok.sort_values("n_words", ascending=False).index[:k]
+        out.loc[idx, "status"] = "dropped_longest"
+    return out

@@ -1,0 +1,40 @@
+"""Stated and Explicit Agreement Accuracy (SAA, EAA) and their average.
+
+Per dilemma, with matched pairs split by stance into A (same stance) and
+C (conflicting):  SAA = |A| / (|S_cand| + |S_ref|),  EAA = |A| / (|A| + |C|)
+(undefined when nothing matched), AVG = (SAA + EAA) / 2 (undefined with EAA).
+Per agent pair the per-dilemma values are averaged over the dilemmas where
+they are defined.  Works for any two agents (model/panel/human).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def agreement_per_dilemma(pairs: pd.DataFrame, n_cand: pd.Series, n_ref: pd.Series) -> pd.DataFrame:
+    """pairs: matching output (dilemma_id, stance_cand, stance_ref, match);
+    n_cand / n_ref: number of solutions per dilemma_id for each agent."""
+    ids = sorted(set(n_cand.index) & set(n_ref.index))
+    rows = []
+    for d in ids:
+        p = pairs[(pairs["dilemma_id"] == d) & (pairs["match"] == 1)]
+        a = int((p["stance_cand"] == p["stance_ref"]).sum())
+        c = int((p["stance_cand"] != p["stance_ref"]).sum())
+        sc, sr = int(n_cand.get(d, 0)), int(n_ref.get(d, 0))
+        saa = a / (sc + sr) if sc + sr > 0 else np.nan
+        eaa = a / (a + c) if a + c > 0 else np.nan
+        avg = (saa + eaa) / 2 if not (np.isnan(saa) or np.isnan(eaa)) else np.nan
+        rows.append({"dilemma_id": d, "n_cand": sc, "n_ref": sr, "n_matched": a + c, "agree": a, "conflict": c,
+                     "SAA": saa, "EAA": eaa, "AVG": avg})
+    return pd.DataFrame(rows, columns=["dilemma_id", "n_cand", "n_ref", "n_matched", "agree", "conflict",
+                                       "SAA", "EAA", "AVG"])
+
+
+def summarise(per_dilemma: pd.DataFrame) -> dict:
+    saa = per_dilemma["SAA"].mean()
+    eaa = per_dilemma["EAA"].mean()
+    return {"n_dilemmas": len(per_dilemma), "n_dilemmas_eaa_defined": int(per_dilemma["EAA"].notna().sum()),
+            "SAA": saa, "EAA": eaa,
+            "AVG": (saa + eaa) / 2 if not (pd.isna(saa) or pd.isna(eaa)) else np.nan}

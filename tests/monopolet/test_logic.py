@@ -1,0 +1,133 @@
+"""Fast unit tests of the monopolet logic (no model, no audio)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cultalign.monopolet.episodes import ManifestError, load_manifest
+from cultalign.monopolet.extraction import clean_solutions, normalise_negation
+from cultalign.monopolet.mapping import cut_sections, drop_longest
+from cultalign.monopolet.metrics import agreement_per_dilemma, summarise
+from cultalign.monopolet.response_stats import count_features
+from cultalign.monopolet.text import find_prize_start, make_chunks, sentence_table, split_sentences
+from cultalign.stats.classification import classification_table, cohen_kappa, error_rate
+
+DEMO = "resources/demo/monopolet/manifest.json"
+
+
+def test_demo_manifest_discards_episode_without_dilemmas():
+    eps, dil, dropped = load_manifest(DEMO)
+    assert list(eps.episode_id) == ["demo_ep01", "demo_ep02"]
+    assert list(dropped.episode_id) == ["demo_ep00"]
+    assert len(dil) == 3 and dil.dilemma_id.is_unique
+
+
+@pytest.mark.parametrize("mutate,field", [
+    (lambda e: e.pop("audio"), "audio"),
+    (lambda e: e.update(release_date="10/01/2026"), "release_date"),
+    (lambda e: e.update(dilemmas="one string"), "dilemmas"),
+    (lambda e: e.update(guests=[1, 2]), "guests"),
+])
+def test_manifest_errors_name_file_row_and_field(tmp_path, mutate, field):
+    data = json.loads(open(DEMO).read())
+    mutate(data["episodes"][1])
+    p = tmp_path / "m.json"
+    p.write_text(json.dumps(data))
+    with pytest.raises(ManifestError) as e:
+        load_manifest(p)
+    msg = str(e.value)
+    assert str(p) in msg and "row 1" in msg and f"'{field}'" in msg and "demo_ep01" in msg
+
+
+def test_danish_sentence_split_keeps_abbreviations():
+    s = split_sentences("Tag f.eks. en flaske vin med. Hvad skal jeg gøre? Det ved jeg ikke.")
+    assert s == ["Tag f.eks. en flaske vin med.", "Hvad skal jeg gøre?", "Det ved jeg ikke."]
+
+
+def _sentences(texts):
+    seg = pd.DataFrame({"start": range(len(texts)), "end": range(1, len(texts) + 1), "text": texts,
+                        "speaker": ["A"] * len(texts)})
+    return sentence_table(seg)
+
+
+def test_chunks_overlap_by_stride_one():
+    s = _sentences([f"Sætning {i}." for i in range(5)])
+    c = make_chunks(s, 3, 1)
+    assert list(c.first_sentence) == [0, 1, 2] and list(c.last_sentence) == [2, 3, 4]
+    assert c.text.iloc[0] == "Sætning 0. Sætning 1. Sætning 2."
+
+
+def test_prize_found_only_in_tail():
+    texts = ["Vi taler om en T-shirt i starten."] + [f"Dilemma {i}." for i in range(10)] + ["Ugens T-shirt går til Louise.", "Tak."]
+    s = _sentences(texts)
+    assert find_prize_start(s, ["t-shirt", "præmie"], 0.25) == 11
+    assert find_prize_start(s, ["cykel"], 0.25) is None
+
+
+def test_sections_cut_between_mapped_starts_and_collisions_counted():
+    s = _sentences([f"S{i}." for i in range(10)])
+    mapping = pd.DataFrame({"dilemma_id": ["a", "b", "c", "d"], "summary": ["x"] * 4,
+                            "first_sentence": [5, 1, 1, -1], "similarity": [0.9] * 4, "p_yes": [0.9] * 4,
+                            "method": ["m"] * 4})
+    sec = cut_sections(mapping, s, prize_start=8, episode_id="e").set_index("dilemma_id")
+    assert (sec.loc["b", "first_sentence"], sec.loc["b", "last_sentence"]) == (1, 4)
+    assert (sec.loc["a", "first_sentence"], sec.loc["a", "last_sentence"]) == (5, 7)
+    assert sec.loc["c", "status"] == "collision" and sec.loc["d", "status"] == "unmapped"
+    dropped = drop_longest(sec.reset_index(), 0.5)
+    assert (dropped.status == "dropped_longest").sum() == 1
+
+
+@pytest.mark.parametrize("action,stance,expected", [
+    ("Lad være med at ringe til ham", "advised", ("Ringe til ham", "not_advised", True)),
+    ("Du skal ikke gå til boligforeningen", "advised", ("Gå til boligforeningen", "not_advised", True)),
+    ("Undlad at svare", "not_advised", ("Svare", "advised", True)),
+    ("Tal med naboen", "advised", ("Tal med naboen", "advised", False)),
+])
+def test_negation_normalisation(action, stance, expected):
+    assert normalise_negation(action, stance) == expected
+
+
+def test_clean_solutions_dedups_after_normalisation():
+    out = clean_solutions([{"action": "Ring til ham", "stance": "not_advised"},
+                           {"action": "Du skal ikke ring til ham", "stance": "advised"},
+                           {"action": "Tal med naboen.", "stance": "advised"}])
+    assert [(s["action"], s["stance"]) for s in out] == [("Ring til ham", "not_advised"), ("Tal med naboen.", "advised")]
+
+
+def test_saa_eaa_by_hand():
+    pairs = pd.DataFrame({"dilemma_id": ["d"] * 4, "stance_cand": ["advised", "advised", "not_advised", "advised"],
+                          "stance_ref": ["advised", "not_advised", "not_advised", "advised"],
+                          "match": [1, 1, 1, 0]})
+    per = agreement_per_dilemma(pairs, pd.Series({"d": 3, "e": 2}), pd.Series({"d": 5, "e": 1}))
+    d = per.set_index("dilemma_id")
+    assert d.loc["d", "agree"] == 2 and d.loc["d", "conflict"] == 1
+    assert d.loc["d", "SAA"] == pytest.approx(2 / 8)
+    assert d.loc["d", "EAA"] == pytest.approx(2 / 3)
+    assert d.loc["d", "AVG"] == pytest.approx((2 / 8 + 2 / 3) / 2)
+    assert d.loc["e", "SAA"] == 0 and np.isnan(d.loc["e", "EAA"])
+    s = summarise(per)
+    assert s["n_dilemmas_eaa_defined"] == 1 and s["EAA"] == pytest.approx(2 / 3)
+
+
+def test_response_features_danish():
+    c = count_features("Du kan måske tale med din mor? Ring til Peter om 2 dage. Du bør nok vente tre uger.")
+    assert c["n_words"] == 19
+    assert c["question_marks"] == 1
+    assert c["modal_verbs"] == 2  # kan, bør
+    assert c["hedges"] == 2  # måske, nok
+    assert c["you_pronouns"] == 3  # Du, din, Du
+    assert c["numbers"] == 2  # 2, tre
+    assert c["person_mentions"] == 2  # mor, Peter
+
+
+def test_kappa_precision_recall_and_error_rate():
+    a = ["M", "M", "NM", "NM", "M", "M"]
+    b = ["M", "NM", "NM", "NM", "M", "M"]
+    # po = 5/6, pe = (4/6*3/6) + (2/6*3/6) = 0.5 -> kappa = (5/6-0.5)/0.5
+    assert cohen_kappa(a, b) == pytest.approx((5 / 6 - 0.5) / 0.5)
+    t = classification_table(a, b, ["M", "NM"]).set_index("class")
+    assert t.loc["M", "precision"] == pytest.approx(1.0) and t.loc["M", "recall"] == pytest.approx(0.75)
+    assert t.loc["NM", "precision"] == pytest.approx(2 / 3)
+    assert error_rate([0, 1, 0, 0]) == (0.25, 1, 4)
