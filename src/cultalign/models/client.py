@@ -106,20 +106,8 @@ class ModelClient:
         return self._generate_rendered(requests, rendered)
 
     def _generate_rendered(self, requests: Sequence[ChatRequest], rendered: list[str]) -> list[Generation]:
-        ident = self.spec.identity()
         payloads = [self._gen_payload(p, r.params, r.schema) for p, r in zip(rendered, requests)]
-        keys = [request_key("generate", ident, pl) for pl in payloads]
-        hits = self.cache.get_many(keys) if self.cache is not None else {}
-        out: list[Generation | None] = [None] * len(requests)
-        for i, k in enumerate(keys):
-            if k in hits:
-                out[i] = Generation(**hits[k], cached=True)
-        self.stats["cache_hits"] += sum(o is not None for o in out)
-        todo = [i for i, o in enumerate(out) if o is None]
-        # group identical keys so duplicates are computed once
-        first_of: dict[str, int] = {}
-        for i in todo:
-            first_of.setdefault(keys[i], i)
+        keys, out, todo, first_of = self._lookup("generate", payloads, Generation)
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
         # batch by identical params+schema (a backend batch shares decoding settings)
@@ -143,11 +131,28 @@ class ModelClient:
                     )
                 for i, g in zip(chunk, gens):
                     out[i] = g
+        return self._fill_duplicates(out, todo, keys, first_of, Generation)
+
+    def _lookup(self, kind: str, payloads: list[dict], cls):
+        """Keys, results found in the cache (others None), indices still to compute,
+        and the first index of each distinct missing key (duplicates run once)."""
+        ident = self.spec.identity()
+        keys = [request_key(kind, ident, pl) for pl in payloads]
+        hits = self.cache.get_many(keys) if self.cache is not None else {}
+        out = [cls(**hits[k], cached=True) if k in hits else None for k in keys]
+        self.stats["cache_hits"] += len(keys) - out.count(None)
+        todo = [i for i, o in enumerate(out) if o is None]
+        first_of: dict[str, int] = {}
+        for i in todo:
+            first_of.setdefault(keys[i], i)
+        return keys, out, todo, first_of
+
+    @staticmethod
+    def _fill_duplicates(out, todo, keys, first_of, cls):
         for i in todo:
             if out[i] is None:
-                src = out[first_of[keys[i]]]
-                out[i] = Generation(**src.to_dict(), cached=True)
-        return out  # type: ignore[return-value]
+                out[i] = cls(**out[first_of[keys[i]]].to_dict(), cached=True)
+        return out
 
     def generate_parsed(
         self,
@@ -209,7 +214,6 @@ class ModelClient:
 
     # -- option scoring ----------------------------------------------------
     def score_options(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
-        ident = self.spec.identity()
         rendered = [self.render(it.messages) for it in items]
         payloads = [{"prompt": p, "options": list(it.options)} for p, it in zip(rendered, items)]
         if self.spec.backend == "openai":
@@ -218,17 +222,11 @@ class ModelClient:
             th = self.template_hash()
             for pl in payloads:
                 pl["chat_template_hash"] = th
-        keys = [request_key("score", ident, pl) for pl in payloads]
-        hits = self.cache.get_many(keys) if self.cache is not None else {}
-        out: list[OptionScores | None] = [None] * len(items)
-        for i, k in enumerate(keys):
-            if k in hits:
-                out[i] = OptionScores(**hits[k], cached=True)
-        self.stats["cache_hits"] += sum(o is not None for o in out)
-        todo = [i for i, o in enumerate(out) if o is None]
+        keys, out, todo, first_of = self._lookup("score", payloads, OptionScores)
+        uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
-        for s in range(0, len(todo), bs):
-            chunk = todo[s : s + bs]
+        for s in range(0, len(uniq), bs):
+            chunk = uniq[s : s + bs]
             scores = self.backend.score([(rendered[i], list(items[i].options)) for i in chunk])
             self.stats["model_requests"] += len(chunk)
             self.stats["backend_batches"] += 1
@@ -236,7 +234,7 @@ class ModelClient:
                 self.cache.put_many([(keys[i], "score", payloads[i], sc.to_dict()) for i, sc in zip(chunk, scores)])
             for i, sc in zip(chunk, scores):
                 out[i] = sc
-        return out  # type: ignore[return-value]
+        return self._fill_duplicates(out, todo, keys, first_of, OptionScores)
 
 
 def extract_json(text: str) -> str:
