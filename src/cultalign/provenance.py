@@ -22,6 +22,16 @@ TRACKED_PACKAGES = (
 )
 
 
+def dist_version(package: str) -> str:
+    """Installed version of a distribution (import name or dist name), or "unknown"."""
+    for name in (package, package.replace("_", "-")):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            continue
+    return "unknown"
+
+
 def package_versions(names=TRACKED_PACKAGES) -> dict[str, str]:
     out = {}
     for n in names:

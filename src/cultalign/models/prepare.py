@@ -15,6 +15,8 @@ import json
 import logging
 from pathlib import Path
 
+from ..provenance import dist_version
+
 log = logging.getLogger(__name__)
 
 
@@ -50,19 +52,8 @@ def convert_gguf_package(package: str, dest: str | Path, dtype: str = "float32")
     model.save_pretrained(dest, safe_serialization=True)
     tok.save_pretrained(dest)
     (dest / "SOURCE.json").write_text(json.dumps(
-        {"package": package, "gguf": gguf.name, "version": _dist_version(package), "dtype": dtype}, indent=2))
+        {"package": package, "gguf": gguf.name, "version": dist_version(package), "dtype": dtype}, indent=2))
     return dest
-
-
-def _dist_version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    for name in (package, package.replace("_", "-")):
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            continue
-    return "unknown"
 
 
 def download_hub(hub_id: str, revision: str, dest: str | Path) -> Path:
