@@ -1,0 +1,192 @@
+"""Human-model alignment (section 5.3, appendix F).
+
+The models answer the human survey items (same scenario, same two questions)
+without persona and with persona (participant country and demographics of
+the respondents of that item).  Metrics per model x question frame x persona
+setting x prompt format (appendix F.1; follow-culture coded 1):
+
+* ``majority_alignment``: share of items where the model's (majority) choice
+  equals the human majority (h_i >= 0.5 -> culture);
+* ``rate_mae_item``: mean over items of |m_i - h_i| (item-level MAE);
+* ``rate_gap_aggregate``: |mean_i m_i - mean_i h_i|, the gap between the
+  aggregate culture-following rates of the frame; the authors' released figure
+  data shows the paper's reported "MAE" is this quantity;
+* ``signed_culture_gap``: mean_i (m_i - h_i), **positive = the model
+  over-selects culture** (appendix F.1 and the authors' data; section 5.3 of
+  the paper states the opposite sign convention, this workflow follows F.1);
+* ``uncertainty_corr``: Pearson correlation of human agreement
+  u_i = max(h_i, 1 - h_i) and model agreement v_i = max(m_i, 1 - m_i) (NaN when
+  either is constant, e.g. deterministic no-persona outputs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pandas as pd
+from scipy.stats import pearsonr
+
+from ..models import ChatRequest, SamplingParams
+from .behaviour import FOLLOW, UNKNOWN, decision_of, parse_letter
+from .prompts_io import template
+
+QUESTIONS = {
+    "personal": "If you were the actor, what would you personally do?",
+    "norm": "What would most people in this situation consider socially appropriate?",
+}
+PROMPT_FORMATS = ("compact_json", "survey_form", "natural_paragraph", "delimited_metadata", "minimal_direct")
+SIGN_NOTE = ("signed_culture_gap = mean(model culture rate - human culture rate); positive = model over-selects "
+             "culture (appendix F.1 convention)")
+
+
+def _bit(seed: int, key: str) -> bool:
+    return bool(int(hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()[:8], 16) & 1)
+
+
+def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, cfg: dict, seed: int) -> pd.DataFrame:
+    """One row per model prompt: item x question x persona setting x prompt format (x option order
+    for the position audit items)."""
+    sc = scenarios.set_index("scenario_id")
+    rows = []
+    items = human[["scenario_id", "scenario_country"]].drop_duplicates().sort_values("scenario_id")
+    audit_n = int(cfg["position_audit_items"])
+    for n_item, it in enumerate(items.itertuples()):
+        s = sc.loc[it.scenario_id]
+        resp = human[human.scenario_id == it.scenario_id]
+        rec = resp[["receiver_age", "receiver_gender"]].mode().iloc[0]
+        personas = (resp[["participant_country", "participant_age", "participant_gender"]].drop_duplicates()
+                    .sort_values(["participant_country", "participant_age", "participant_gender"])
+                    .head(int(cfg["max_personas_per_item"])))
+        settings = [("no_persona", None)] + [("persona", p) for p in personas.itertuples(index=False)]
+        base_order = _bit(seed, f"order:{it.scenario_id}")
+        orders = [base_order, not base_order] if n_item < audit_n else [base_order]
+        for fmt in cfg["prompt_formats"]:
+            for setting, p in settings:
+                for q in QUESTIONS:
+                    for order in orders:
+                        if order != base_order and (fmt != cfg["prompt_formats"][0] or setting != "no_persona"):
+                            continue  # the audit pairs use the main format, no persona
+                        rows.append({
+                            "scenario_id": it.scenario_id, "scenario_country": it.scenario_country,
+                            "scenario": s["scenario"], "culture_option": s["culture_option"],
+                            "preference_option": s["preference_option"],
+                            "receiver_age": rec["receiver_age"], "receiver_gender": rec["receiver_gender"],
+                            "question_type": q, "persona_setting": setting,
+                            "persona_country": p.participant_country if p is not None else "",
+                            "persona_age": p.participant_age if p is not None else "",
+                            "persona_gender": p.participant_gender if p is not None else "",
+                            "prompt_format": fmt, "culture_is_A": order, "position_audit": order != base_order,
+                        })
+    out = pd.DataFrame(rows)
+    out.insert(0, "request_id", [f"r{i:06d}" for i in range(len(out))])
+    return out
+
+
+def build_survey_messages(r: dict) -> list[dict]:
+    a, b = ((r["culture_option"], r["preference_option"]) if r["culture_is_A"]
+            else (r["preference_option"], r["culture_option"]))
+    persona = ""
+    if r["persona_setting"] == "persona":
+        persona = (f"Answer as a {r['persona_age']} {r['persona_gender']} person from {r['persona_country']}.\n")
+    receiver = f"a {r['receiver_age']} {'woman' if r['receiver_gender'] == 'female' else 'man'}"
+    text = template(f"survey_{r['prompt_format']}").format(
+        persona=persona, scenario=r["scenario"], scenario_country=r["scenario_country"],
+        receiver_description=receiver, question=QUESTIONS[r["question_type"]], option_a=a, option_b=b)
+    return [{"role": "user", "content": text}]
+
+
+def run_survey(reqs: pd.DataFrame, client, gen_cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    rows = reqs.to_dict("records")
+    params = SamplingParams(temperature=float(gen_cfg["temperature"]), top_p=1.0,
+                            max_new_tokens=int(gen_cfg["max_new_tokens"]), seed=seed)
+    res = client.generate_parsed([ChatRequest.make(build_survey_messages(r), params) for r in rows], parse_letter,
+                                 max_attempts=max_attempts)
+    out = reqs.copy()
+    out["valid"] = [r.valid for r in res]
+    out["decision"] = [decision_of(r.value, row["culture_is_A"]) if r.valid else UNKNOWN for r, row in zip(res, rows)]
+    out["follow_culture"] = [1.0 if d == FOLLOW else (np.nan if d == UNKNOWN else 0.0) for d in out["decision"]]
+    out["attempts"] = [r.n_attempts for r in res]
+    out["raw_output"] = [r.raw.replace("\n", " ") for r in res]
+    return out
+
+
+def human_item_rates(human: pd.DataFrame) -> pd.DataFrame:
+    return (human.groupby(["scenario_id", "question_type"])["follow_culture"].agg(h="mean", n_humans="size")
+            .reset_index())
+
+
+def alignment_metrics(model_out: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
+    """Metrics per model x question x persona setting x prompt format (audit pairs excluded)."""
+    hr = human_item_rates(human)
+    d = model_out[~model_out["position_audit"]]
+    rows = []
+    for keys, g in d.groupby(["model", "question_type", "persona_setting", "prompt_format"]):
+        m = g.groupby("scenario_id")["follow_culture"].agg(m="mean", k="count").reset_index()
+        j = m.merge(hr[hr.question_type == keys[1]], on="scenario_id").dropna(subset=["m"])
+        if j.empty:
+            continue
+        u = np.maximum(j.h, 1 - j.h)
+        v = np.maximum(j.m, 1 - j.m)
+        corr = pearsonr(u, v)[0] if len(j) > 2 and u.std() > 0 and v.std() > 0 else np.nan
+        rows.append({
+            "model": keys[0], "question_type": keys[1], "persona_setting": keys[2], "prompt_format": keys[3],
+            "n_items": len(j), "n_unknown": int(g["follow_culture"].isna().sum()),
+            "majority_alignment": float(((j.m >= 0.5) == (j.h >= 0.5)).mean()),
+            "rate_mae_item": float((j.m - j.h).abs().mean()),
+            "rate_gap_aggregate": float(abs(j.m.mean() - j.h.mean())),
+            "signed_culture_gap": float((j.m - j.h).mean()),
+            "uncertainty_corr": float(corr), "model_agreement": float(v.mean()),
+            "human_culture_rate": float(j.h.mean()), "model_culture_rate": float(j.m.mean()),
+        })
+    return pd.DataFrame(rows)
+
+
+def alignment_summary(metrics: pd.DataFrame, main_format: str) -> pd.DataFrame:
+    """Figure 7 numbers: main prompt format, averaged over persona settings (A, B, C) and
+    over frames; uncertainty from persona-conditioned outputs (D)."""
+    m = metrics[metrics.prompt_format == main_format]
+    rows = []
+    for model, g in m.groupby("model"):
+        per_frame = g.groupby("question_type")[["majority_alignment", "rate_mae_item", "rate_gap_aggregate",
+                                                "signed_culture_gap"]].mean()
+        unc = g[g.persona_setting == "persona"].groupby("question_type")["uncertainty_corr"].mean()
+        for frame in [*per_frame.index, "avg"]:
+            vals = per_frame.mean() if frame == "avg" else per_frame.loc[frame]
+            rows.append({"model": model, "frame": frame, **vals.to_dict(),
+                         "uncertainty_corr": unc.mean() if frame == "avg" else unc.get(frame, np.nan)})
+    return pd.DataFrame(rows)
+
+
+def position_audit(model_out: pd.DataFrame) -> pd.DataFrame:
+    """Culture-following rate with the culture option shown as A vs B on paired items."""
+    pairs = model_out[model_out["persona_setting"] == "no_persona"]
+    audit_ids = set(model_out.loc[model_out["position_audit"], "scenario_id"])
+    pairs = pairs[pairs["scenario_id"].isin(audit_ids) & (pairs["prompt_format"] == model_out["prompt_format"].iloc[0])]
+    rows = []
+    for (model, q), g in pairs.groupby(["model", "question_type"]):
+        ra = g.loc[g.culture_is_A, "follow_culture"].mean()
+        rb = g.loc[~g.culture_is_A, "follow_culture"].mean()
+        rows.append({"model": model, "question_type": q, "n_pairs": int(g.loc[g.culture_is_A].shape[0]),
+                     "culture_rate_when_A": ra, "culture_rate_when_B": rb, "delta_pp": 100 * (ra - rb),
+                     "n_unknown": int(g["follow_culture"].isna().sum())})
+    return pd.DataFrame(rows)
+
+
+def model_norm_personal_gap(model_out: pd.DataFrame) -> pd.DataFrame:
+    """Appendix E: per model and persona setting (main prompt format), preference-allowing rates
+    for the personal and norm frames, gap = p_pers - p_norm, and personal-norm consistency
+    (share of item x persona cells where both frames get the same decision)."""
+    main = model_out["prompt_format"].iloc[0] if len(model_out) else None
+    d = model_out[(~model_out["position_audit"]) & (model_out["prompt_format"] == main)]
+    rows = []
+    for (model, setting), g in d.groupby(["model", "persona_setting"]):
+        pp = 1 - g.loc[g.question_type == "personal", "follow_culture"].mean()
+        pn = 1 - g.loc[g.question_type == "norm", "follow_culture"].mean()
+        cell = ["scenario_id", "persona_country", "persona_age", "persona_gender"]
+        g = g.assign(**{c: g[c].fillna("").astype(str) for c in cell})
+        wide = g.pivot_table(index=cell, columns="question_type", values="follow_culture", aggfunc="first").dropna()
+        cons = float((wide["personal"] == wide["norm"]).mean()) if {"personal", "norm"} <= set(wide.columns) else np.nan
+        rows.append({"model": model, "persona_setting": setting, "p_personal_allow": pp, "p_norm_allow": pn,
+                     "gap": pp - pn, "personal_norm_consistency": cons, "n_cells": len(wide)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,116 @@
+"""Model behaviour on PACT instances (section 4): decision prompts, parsing to
+FOLLOW_CULTURE / ALLOW_PREFERENCE / UNKNOWN, and the log-probability mode.
+
+Generation uses the paper's decoding (temperature 0.3, top-p 0.9, at most 128
+new tokens by default; config keys).  An output with no recognisable A/B
+answer is retried (``generate_parsed``) and then recorded as UNKNOWN with its
+raw text; rates are computed over valid decisions and every table reports the
+UNKNOWN count.  The log-prob mode scores the answer letters "A" and "B" as
+continuations of the prompt and records P(follow culture) renormalised over
+the two letters, plus the probability mass the letters get.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+from ..models import ChatRequest, SamplingParams, ScoreItem
+from .prompts_io import template
+
+FOLLOW = "FOLLOW_CULTURE"
+ALLOW = "ALLOW_PREFERENCE"
+UNKNOWN = "UNKNOWN"
+
+_ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\(?\s*(?:option\s*)?([AB])\b", re.I)
+_LEADING = re.compile(r"^\W*(?:[Oo]ption\s*)?([AB])\b(?:[.):\s]|$)")
+
+
+def parse_letter(text: str) -> str:
+    """The chosen letter A or B; raises ValueError if absent or contradictory."""
+    found = _ANSWER.findall(text)
+    letters = {f.upper() for f in found}
+    if not letters:
+        m = _LEADING.match(text.strip())
+        if m:
+            letters = {m.group(1).upper()}
+    if not letters:
+        low = text.lower()
+        cands = {lab for lab, key in ((FOLLOW, "follow_culture"), (ALLOW, "allow_preference")) if key in low}
+        if len(cands) == 1:
+            return cands.pop()
+        raise ValueError("no A/B answer found")
+    if len(letters) > 1:
+        raise ValueError(f"contradictory answers {sorted(letters)}")
+    return letters.pop()
+
+
+def decision_of(letter: str, culture_is_a: bool) -> str:
+    if letter in (FOLLOW, ALLOW):
+        return letter
+    return FOLLOW if (letter == "A") == bool(culture_is_a) else ALLOW
+
+
+def _person(country: str, age: str, gender: str, ablation: str, role: str) -> str:
+    parts = []
+    if ablation in ("full_demo", "age_only"):
+        parts.append(f"{age}")
+    if ablation in ("full_demo", "gender_only"):
+        parts.append({"female": "woman", "male": "man"}[gender])
+    if not parts:
+        parts.append("person")
+    elif parts[-1] in ("younger", "older"):
+        parts.append("person")
+    return f"a {' '.join(parts)} from {country} ({role})"
+
+
+def roles_text(configuration: str) -> str:
+    return {
+        "C1": "The actor would rather follow the personal preference; the receiver expects the cultural norm.",
+        "C2": "The actor is ready to follow the cultural norm; the receiver would rather the actor follow the personal preference.",
+        "C3": "Both the actor and the receiver would rather follow the personal preference.",
+    }[configuration]
+
+
+def build_messages(row: dict) -> list[dict]:
+    culture, pref = row["culture_option"], row["preference_option"]
+    a, b = (culture, pref) if row["culture_is_A"] else (pref, culture)
+    user = template("decision").format(
+        scenario=row["scenario"], receiver_country=row["receiver_country"],
+        actor_description=_person(row["actor_country"], row["actor_age"], row["actor_gender"],
+                                  row["demo_ablation"], "actor"),
+        receiver_description=_person(row["receiver_country"], row["receiver_age"], row["receiver_gender"],
+                                     row["demo_ablation"], "receiver"),
+        cultural_expectation=row["cultural_expectation"], personal_preference=row["personal_preference"],
+        roles=roles_text(row["configuration"]), option_a=a, option_b=b)
+    system = template(f"system_{row['system_prompt']}").strip()
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def run_generation(conds: pd.DataFrame, client, gen_cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    rows = conds.to_dict("records")
+    params = SamplingParams(temperature=float(gen_cfg["temperature"]), top_p=float(gen_cfg["top_p"]),
+                            max_new_tokens=int(gen_cfg["max_new_tokens"]), seed=seed)
+    reqs = [ChatRequest.make(build_messages(r), params) for r in rows]
+    res = client.generate_parsed(reqs, parse_letter, max_attempts=max_attempts)
+    out = conds[["condition_id"]].copy()
+    out["valid"] = [r.valid for r in res]
+    out["decision"] = [decision_of(r.value, row["culture_is_A"]) if r.valid else UNKNOWN
+                       for r, row in zip(res, rows)]
+    out["attempts"] = [r.n_attempts for r in res]
+    out["raw_output"] = [r.raw.replace("\n", " ") for r in res]
+    return out
+
+
+def run_logprob(conds: pd.DataFrame, client) -> pd.DataFrame:
+    rows = conds.to_dict("records")
+    items = [ScoreItem.make(build_messages(r), ["Answer: A", "Answer: B"]) for r in rows]
+    scores = client.score_options(items)
+    out = conds[["condition_id"]].copy()
+    pa = [s.probs[0] for s in scores]
+    out["p_follow_culture"] = [p if r["culture_is_A"] else 1 - p for p, r in zip(pa, rows)]
+    out["letter_mass"] = [s.valid_mass for s in scores]
+    out["logprob_A"] = [s.logprobs[0] for s in scores]
+    out["logprob_B"] = [s.logprobs[1] for s in scores]
+    return out

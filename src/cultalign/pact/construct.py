@@ -1,0 +1,203 @@
+"""LLM construction stages: CultureAtlas filtering, preference generation,
+scenario rewrite and LLM-judge validation.  All use ``generate_json`` (schema
+constrained decoding + validation + bounded retries); every row keeps
+``valid`` and the attempt count, and the count tables say how many rows each
+stage kept, removed or could not parse.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from ..models import ChatRequest, SamplingParams
+from .prompts_io import template
+
+FILTER_SCHEMA = {
+    "type": "object",
+    "properties": {"category": {"type": "string",
+                                "enum": ["social_actionable", "factual", "non_social", "non_actionable"]}},
+    "required": ["category"],
+    "additionalProperties": False,
+}
+PREFERENCE_TYPES = ["convenience", "habit", "value_style"]
+MAX_FIELD = 120  # characters per generated field (bounds degenerate outputs of small models)
+PREFERENCE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "cultural_expectation": {"type": "string", "minLength": 3, "maxLength": MAX_FIELD},
+        "personal_preference": {"type": "string", "minLength": 3, "maxLength": MAX_FIELD},
+        "preference_type": {"type": "string", "enum": PREFERENCE_TYPES},
+        "culture_option": {"type": "string", "minLength": 2, "maxLength": MAX_FIELD},
+        "preference_option": {"type": "string", "minLength": 2, "maxLength": MAX_FIELD},
+    },
+    "required": ["cultural_expectation", "personal_preference", "preference_type", "culture_option",
+                 "preference_option"],
+    "additionalProperties": False,
+}
+REWRITE_SCHEMA = {
+    "type": "object",
+    "properties": {"scenario": {"type": "string", "minLength": 10, "maxLength": 400}},
+    "required": ["scenario"],
+    "additionalProperties": False,
+}
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {"scenario_clear": {"type": "boolean"}, "preference_plausible": {"type": "boolean"},
+                   "distinct": {"type": "boolean"}},
+    "required": ["scenario_clear", "preference_plausible", "distinct"],
+    "additionalProperties": False,
+}
+
+
+def _params(cfg: dict, seed: int) -> SamplingParams:
+    return SamplingParams(temperature=float(cfg["temperature"]), top_p=float(cfg.get("top_p", 1.0)),
+                          max_new_tokens=int(cfg["max_new_tokens"]), seed=seed)
+
+
+def _run(client, prompts: list[str], schema: dict, params: SamplingParams, max_attempts: int):
+    reqs = [ChatRequest.make(p, params) for p in prompts]
+    return client.generate_json(reqs, schema, max_attempts=max_attempts)
+
+
+def filter_cultureatlas(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    """Classify each row; keep only social, actionable norms.  Unparseable rows are
+    kept out (``keep`` False) with reason ``invalid_output`` and counted."""
+    tpl = template("filter_cultureatlas")
+    prompts = [tpl.format(country=r.country, keyword=r.keyword, positive_sample=r.positive_sample)
+               for r in df.itertuples()]
+    res = _run(client, prompts, FILTER_SCHEMA, _params(cfg, seed), max_attempts)
+    out = df.copy()
+    out["valid"] = [r.valid for r in res]
+    out["attempts"] = [r.n_attempts for r in res]
+    out["category"] = [r.value["category"] if r.valid else "invalid_output" for r in res]
+    out["keep"] = out["category"] == "social_actionable"
+    out["raw_output"] = [r.raw for r in res]
+    return out
+
+
+def filter_counts(filtered: pd.DataFrame) -> pd.DataFrame:
+    rows = [{"quantity": "candidate_rows", "value": len(filtered)},
+            {"quantity": "kept_rows", "value": int(filtered["keep"].sum())},
+            {"quantity": "discarded_rows", "value": int((~filtered["keep"]).sum())},
+            {"quantity": "kept_countries", "value": int(filtered.loc[filtered["keep"], "country"].nunique())},
+            {"quantity": "candidate_countries", "value": int(filtered["country"].nunique())},
+            {"quantity": "invalid_outputs", "value": int((~filtered["valid"]).sum())}]
+    for cat, n in filtered["category"].value_counts().items():
+        rows.append({"quantity": f"category_{cat}", "value": int(n)})
+    return pd.DataFrame(rows)
+
+
+def situation_of(row) -> str:
+    return row["Story"] if row["source"] == "normad" else row["positive_sample"]
+
+
+def generate_preferences(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    """Stage 1: cultural expectation, contrasting preference (typed), two parallel options."""
+    rows = []
+    prompts = []
+    for r in df.to_dict("records"):
+        if r["source"] == "normad":
+            prompts.append(template("preference_normad").format(
+                country=r["country"], rule_of_thumb=r["Rule-of-Thumb"], story=r["Story"],
+                gold_label=r["Gold Label"]))
+        else:
+            prompts.append(template("preference_cultureatlas").format(
+                country=r["country"], keyword=r["keyword"], positive_sample=r["positive_sample"],
+                negative_sample=r["negative_sample"]))
+    res = _run(client, prompts, PREFERENCE_SCHEMA, _params(cfg, seed), max_attempts)
+    for r, pr in zip(df.to_dict("records"), res):
+        v = pr.value if pr.valid else {}
+        rows.append({
+            "scenario_id": r["scenario_id"], "source": r["source"], "country": r["country"],
+            "situation": situation_of(r),
+            "cultural_expectation": v.get("cultural_expectation", ""),
+            "personal_preference": v.get("personal_preference", ""),
+            "preference_type": v.get("preference_type", ""),
+            "culture_option": v.get("culture_option", ""),
+            "preference_option": v.get("preference_option", ""),
+            "valid": pr.valid, "attempts": pr.n_attempts, "raw_output": pr.raw,
+        })
+    return pd.DataFrame(rows)
+
+
+def rewrite_scenarios(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    """Stage 3 rewrite: a neutral scenario that sets up the choice.  Rows whose preference
+    stage was invalid are passed through (``rewrite_valid`` False) and removed at validation."""
+    out = df.copy()
+    ok = out["valid"].to_numpy()
+    prompts = [template("rewrite").format(country=r.country, situation=r.situation,
+                                          cultural_expectation=r.cultural_expectation,
+                                          personal_preference=r.personal_preference,
+                                          culture_option=r.culture_option, preference_option=r.preference_option)
+               for r in out[ok].itertuples()]
+    res = _run(client, prompts, REWRITE_SCHEMA, _params(cfg, seed), max_attempts) if prompts else []
+    out["scenario"] = ""
+    out["rewrite_valid"] = False
+    out["rewrite_attempts"] = 0
+    idx = out.index[ok]
+    out.loc[idx, "scenario"] = [r.value["scenario"] if r.valid else "" for r in res]
+    out.loc[idx, "rewrite_valid"] = [r.valid for r in res]
+    out.loc[idx, "rewrite_attempts"] = [r.n_attempts for r in res]
+    out["rewrite_raw_output"] = ""
+    out.loc[idx, "rewrite_raw_output"] = [r.raw for r in res]
+    return out
+
+
+def judge_items(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+    """LLM-judge validation.  ``passed`` needs a valid preference, a valid rewrite and all three
+    checks true; ``removal_reason`` records why an item is removed."""
+    out = df.copy()
+    ok = (out["valid"] & out["rewrite_valid"]).to_numpy()
+    prompts = [template("judge").format(scenario=r.scenario, cultural_expectation=r.cultural_expectation,
+                                        personal_preference=r.personal_preference,
+                                        culture_option=r.culture_option, preference_option=r.preference_option)
+               for r in out[ok].itertuples()]
+    res = _run(client, prompts, JUDGE_SCHEMA, _params(cfg, seed), max_attempts) if prompts else []
+    for k in ("scenario_clear", "preference_plausible", "distinct", "judge_valid"):
+        out[k] = False
+    out["judge_raw_output"] = ""
+    idx = out.index[ok]
+    for i, r in zip(idx, res):
+        out.at[i, "judge_valid"] = r.valid
+        out.at[i, "judge_raw_output"] = r.raw
+        if r.valid:
+            for k in ("scenario_clear", "preference_plausible", "distinct"):
+                out.at[i, k] = bool(r.value[k])
+    reasons = []
+    for r in out.itertuples():
+        if not r.valid:
+            reasons.append("preference_invalid_output")
+        elif not r.rewrite_valid:
+            reasons.append("rewrite_invalid_output")
+        elif not r.judge_valid:
+            reasons.append("judge_invalid_output")
+        elif _same(r.culture_option, r.preference_option) or _same(r.cultural_expectation, r.personal_preference):
+            reasons.append("rule:options_not_distinct")
+        else:
+            failed = [k for k in ("scenario_clear", "preference_plausible", "distinct") if not getattr(r, k)]
+            reasons.append("flagged:" + "+".join(failed) if failed else "")
+    out["removal_reason"] = reasons
+    out["passed"] = out["removal_reason"] == ""
+    return out
+
+
+def _same(a: str, b: str) -> bool:
+    norm = lambda x: " ".join(str(x).lower().split()).strip(" .")  # noqa: E731
+    return norm(a) == norm(b)
+
+
+def validation_counts(judged: pd.DataFrame) -> pd.DataFrame:
+    rows = []
+    for src, g in judged.groupby("source"):
+        rows += [{"source": src, "quantity": "scenarios_in", "value": len(g)},
+                 {"source": src, "quantity": "passed", "value": int(g["passed"].sum())},
+                 {"source": src, "quantity": "removed", "value": int((~g["passed"]).sum())}]
+        for reason, n in g.loc[~g["passed"], "removal_reason"].value_counts().items():
+            rows.append({"source": src, "quantity": f"removed_{reason}", "value": int(n)})
+    return pd.DataFrame(rows)
+
+
+def to_json_cell(obj) -> str:
+    return json.dumps(obj, sort_keys=True)

@@ -1,0 +1,1 @@
+"""Shared statistics: annotation agreement, association tests, R regressions."""

@@ -1,0 +1,26 @@
+"""The PACT rules resolve in a dry run with the embedded and the paper configs."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAKEMAKE = Path(sys.executable).with_name("snakemake")
+TARGETS = ["pact_construction", "pact_figure3", "pact_figure4", "pact_figure5", "pact_figure6", "pact_figure7",
+           "pact_regression_tables"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("extra", [[], ["--configfile", "config/paper.yaml"]])
+def test_pact_dry_run(extra):
+    cmd = [str(SNAKEMAKE), *TARGETS, "-n", "--forceall", "--cores", "1", "--quiet", "rules", *extra]
+    out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    text = out.stdout + out.stderr
+    for rule in ("pact_construct", "pact_expand", "pact_behaviour", "pact_gather_behaviour", "pact_survey",
+                 "pact_alignment", "pact_regressions", "pact_figures", "pact_ingest_prolific"):
+        assert rule in text
+    if extra:  # paper scale downloads the sources and evaluates every configured model, sharded
+        assert "pact_download_source" in text
