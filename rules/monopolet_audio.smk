@@ -45,25 +45,27 @@ if MONO_WHISPER["source"] == "hub-convert":
             "../scripts/monopolet/whisper_convert.py"
 
 
-rule monopolet_demo_audio:
-    """SYNTHETIC demo audio: a written Danish episode script spoken with espeak-ng in several voices."""
-    input:
-        script=mono_demo_script,
-    output:
-        wav=f"{MONO_AUDIO_DIR}/{{episode}}.wav",
-        turns=f"{MONO_AUDIO_DIR}/{{episode}}.turns.tsv",
-    log:
-        "logs/monopolet/demo_audio/{episode}.log",
-    localrule: True
-    conda:
-        "../envs/audio.yaml"
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        speed=MONO["demo_speech_rate"],
-    script:
-        "../scripts/monopolet/demo_audio.py"
+if MONO["demo_scripts"]:
+
+    rule monopolet_demo_audio:
+        """SYNTHETIC demo audio: a written Danish episode script spoken with espeak-ng in several voices."""
+        input:
+            script=mono_demo_script,
+        output:
+            wav=f"{MONO_AUDIO_DIR}/{{episode}}.wav",
+            turns=f"{MONO_AUDIO_DIR}/{{episode}}.turns.tsv",
+        log:
+            "logs/monopolet/demo_audio/{episode}.log",
+        localrule: True
+        conda:
+            "../envs/audio.yaml"
+        resources:
+            mem_mb=500,
+            runtime=5,
+        params:
+            speed=MONO["demo_speech_rate"],
+        script:
+            "../scripts/monopolet/demo_audio.py"
 
 
 rule monopolet_episodes:

@@ -16,7 +16,7 @@ rule monopolet_sections:
     benchmark:
         "benchmarks/monopolet/sections/{episode}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -64,7 +64,7 @@ rule monopolet_dilemmas:
     benchmark:
         "benchmarks/monopolet/dilemmas/{shard}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -90,7 +90,7 @@ rule monopolet_answers:
     benchmark:
         "benchmarks/monopolet/answers/{model}/{shard}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -116,7 +116,7 @@ rule monopolet_solutions:
     benchmark:
         "benchmarks/monopolet/solutions/{agent}/{shard}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -143,7 +143,7 @@ rule monopolet_match:
     benchmark:
         "benchmarks/monopolet/match/{comparison}/{shard}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],

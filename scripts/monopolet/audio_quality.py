@@ -1,4 +1,4 @@
-from cultalign.monopolet.dataset import audio_quality
+from cultalign.monopolet.audio_quality import audio_quality
 from cultalign.provenance import write_sidecar
 from cultalign.smk import setup_logging
 

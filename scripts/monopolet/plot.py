@@ -1,7 +1,7 @@
 from cultalign.monopolet import figures
 from cultalign.monopolet.response_stats import FEATURES
 from cultalign.monopolet.shards import read_tsv
-from cultalign.monopolet.topics import weighted_topic_scores
+from cultalign.monopolet.metrics import weighted_topic_scores
 from cultalign.provenance import write_sidecar
 from cultalign.smk import setup_logging
 

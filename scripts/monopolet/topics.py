@@ -13,7 +13,9 @@ enc = load_embeddings(dict(snakemake.params.embeddings))
 n = snakemake.params.settings["n_components"]
 if isinstance(n, int):
     n = max(1, min(n, len(d) - 1))
-doc_topic, topics = fit_topics(d["dilemma"].tolist(), enc, n, seed=snakemake.config["seed"])
+settings = snakemake.params.settings
+doc_topic, topics = fit_topics(d["dilemma"].tolist(), enc, n, seed=snakemake.config["seed"],
+                               min_df=settings.get("min_df", 2), stop_words=settings.get("stop_words", "da"))
 dt = pd.DataFrame(doc_topic, columns=[f"topic_{k}" for k in range(doc_topic.shape[1])])
 dt.insert(0, "dilemma_id", d["dilemma_id"])
 dt.to_csv(snakemake.output.doc_topics, sep="\t", index=False)

@@ -10,6 +10,7 @@ cfg, wc = snakemake.params.cfg, snakemake.wildcards
 norms = pd.read_csv(snakemake.input.norms, sep="\t", keep_default_na=False)
 client = client_for(snakemake, wc.model)
 df = generate_scenarios(client, norms, cfg["countries"][wc.country]["name"], cfg["generation"]["n_scenarios"],
-                        snakemake.config["seed"], gen_settings(cfg, snakemake.config))
+                        snakemake.config["seed"], gen_settings(cfg, snakemake.config),
+                        max_norms=cfg["generation"]["norms_with_scenarios"])
 write_table(df, snakemake.output[0], "scenarios", snakemake.config, client, template_hashes(GENERATION_TEMPLATES),
             upstream_invalid=int((~norms["valid"].astype(bool)).sum()))

@@ -62,11 +62,16 @@ def test_dilemma_solutions_answers_and_judge(smollm2_client, emb):
     assert len(ans) == 1 and ans.n_words.iloc[0] > 0
     cand = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1], "action": ["Bank på hos naboen", "Køb ørepropper"],
                          "stance": ["advised", "advised"]})
-    ref = pd.DataFrame({"dilemma_id": ["d0"], "solution": [0], "action": ["Tal med naboen"], "stance": ["advised"]})
+    ref = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1], "action": ["Tal med naboen", "Ring til politiet"],
+                        "stance": ["advised", "advised"]})
     pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.99, top_k=0))
-    assert not pairs.judge.any()  # nothing reaches 0.99: every pair skipped
+    assert len(pairs) == 4 and not pairs.judge.any()  # nothing reaches 0.99: every pair skipped
     pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.99, top_k=1))
-    assert pairs.judge.sum() == 1
+    assert pairs.judge.sum() == 2 and pairs[pairs.judge].solution_cand.tolist() == [0, 1]  # best reference per candidate
+    kept = pairs[pairs.judge & (pairs.solution_cand == 0)]
+    assert kept.action_ref.tolist() == ["Tal med naboen"]  # knocking on the door ~ talking to the neighbour
+    pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.93, top_k=0))
+    assert pairs.judge.sum() == 1 and pairs[pairs.judge].action_ref.iloc[0] == "Tal med naboen"
     out = judge_pairs(smollm2_client, pairs, {"d0": d.dilemma.iloc[0]}, JudgeSettings(max_new_tokens=120, max_reason_chars=40),
                       seed=1, max_attempts=2)
     judged = out[out.judged]

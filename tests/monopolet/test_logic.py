@@ -9,7 +9,7 @@ import pytest
 from cultalign.monopolet.episodes import ManifestError, load_manifest
 from cultalign.monopolet.extraction import clean_solutions, normalise_negation
 from cultalign.monopolet.mapping import cut_sections, drop_longest
-from cultalign.monopolet.metrics import agreement_per_dilemma, summarise
+from cultalign.monopolet.metrics import agreement_per_dilemma, summarise, weighted_topic_scores
 from cultalign.monopolet.response_stats import count_features
 from cultalign.monopolet.text import find_prize_start, make_chunks, sentence_table, split_sentences
 from cultalign.stats.classification import classification_table, cohen_kappa, error_rate
@@ -131,3 +131,23 @@ def test_kappa_precision_recall_and_error_rate():
     assert t.loc["M", "precision"] == pytest.approx(1.0) and t.loc["M", "recall"] == pytest.approx(0.75)
     assert t.loc["NM", "precision"] == pytest.approx(2 / 3)
     assert error_rate([0, 1, 0, 0]) == (0.25, 1, 4)
+
+
+def test_weighted_topic_scores_by_hand():
+    dt = pd.DataFrame({"dilemma_id": ["a", "b", "c"], "topic_0": [1.0, 0.0, 0.5], "topic_1": [0.0, 2.0, -1.0]})
+    pdl = pd.DataFrame({"comparison": ["m_vs_panel"] * 3, "dilemma_id": ["a", "b", "c"], "AVG": [0.2, 0.8, np.nan]})
+    t = weighted_topic_scores(dt, pdl).set_index("topic")
+    # topic_0: c has no AVG -> (1*0.2 + 0*0.8) / 1; topic_1: negative weights clipped -> 0.8
+    assert t.loc["topic_0", "AVG"] == pytest.approx(0.2) and t.loc["topic_0", "weight_sum"] == pytest.approx(1.0)
+    assert t.loc["topic_1", "AVG"] == pytest.approx(0.8)
+
+
+def test_topic_vectorizer_danish_stop_words_and_small_sets():
+    from cultalign.monopolet.topics import topic_vectorizer
+
+    docs = ["Naboen spiller musik og børnene kan ikke sove", "Svigermor kommer på besøg og bliver til aften",
+            "Kollegaen låner cyklen og siger ikke tak"]
+    v = topic_vectorizer(len(docs), min_df=10)  # capped: 3 documents keep a vocabulary
+    vocab = set(v.fit(docs).get_feature_names_out())
+    assert {"naboen", "cyklen", "svigermor"} <= vocab
+    assert not {"og", "ikke", "på", "til"} & vocab  # Danish stop words removed

@@ -70,3 +70,35 @@ def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
             assert sum(json.loads(r["probs"])) == pytest.approx(1, abs=1e-4)
             assert 0 < r["valid_mass"] <= 1
     assert smollm2_client.stats["model_requests"] == 4
+
+
+def _oeg_items(n):
+    return pd.DataFrame([{"instrument": "t", "item_id": str(k), "trait": "E", "format": "choice",
+                          "context": f"Situation {k}: a neighbour invites you to a street party.",
+                          "question": "What do you do?", "options": json.dumps(["I go and chat.", "I stay home."]),
+                          "scores": "[5, 1]", "keyed": ""} for k in range(n)])
+
+
+def test_oeg_seeds_per_item_when_sampling_shared_when_greedy():
+    from cultalign.personas.evaluate import oeg_requests
+
+    sampled = oeg_requests(_oeg_items(3), None, 7, "japan", 0.7, 20)
+    assert len({r.params.seed for r in sampled}) == 3
+    greedy = oeg_requests(_oeg_items(3), "persona", 7, "japan", 0.0, 20)
+    assert {r.params.seed for r in greedy} == {0}
+
+
+@pytest.mark.slow
+def test_oeg_job_generates_in_one_batch(smollm2_client):
+    from cultalign.personas.evaluate import generate_oeg, oeg_requests, oeg_table
+
+    items = _oeg_items(3)
+    sets = [oeg_requests(items, p, 7, "japan", 0.0, 24) for p in ("Imagine you are someone from Japan.", None)]
+    res = generate_oeg(smollm2_client, sets)
+    assert [len(r) for r in res] == [3, 3]
+    # six greedy requests with equal settings decode as one backend batch; a retry round
+    # (new seed, same for all retried requests) is one more batch
+    rounds = max(p.n_attempts for r in res for p in r)
+    assert smollm2_client.stats["backend_batches"] == rounds
+    t = oeg_table(items, res[0])
+    assert list(t["item_id"]) == ["0", "1", "2"] and t["valid"].any()

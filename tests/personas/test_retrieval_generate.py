@@ -27,21 +27,39 @@ def test_embedding_path_must_be_local():
         resolve_embedding_path("sentence-transformers/all-MiniLM-L6-v2")
 
 
+def test_question_schema_orders_question_then_high_to_low():
+    from cultalign.models.cache import canonical_json
+    from cultalign.personas.generate import ANSWER_KEYS, question_schema
+
+    # the model layer sends sorted keys to the grammar: the sorted order must be the writing order
+    props = list(json.loads(canonical_json(question_schema({"answer": 50})))["properties"])
+    assert props == ["question", *ANSWER_KEYS.values()]
+    assert question_schema({"answer": 50})["properties"]["r1_high"]["maxLength"] == 50
+
+
 @pytest.mark.slow
 def test_generate_norm_and_question_with_checks(smollm2_client):
     from cultalign.personas.generate import GenSettings, generate_norms, generate_questions
 
     ctx = [{"text": "People bow when they greet and when they apologise.", "source": "demo", "chunk_id": 0}]
-    s = GenSettings(max_new_tokens={"norm": 40, "question": 160}, max_regenerations=1, max_attempts=2)
+    # bounded strings (max_chars) fit the token budget, so the compact JSON always closes
+    s = GenSettings(max_new_tokens={"norm": 40, "question": 120}, max_regenerations=1, max_attempts=2,
+                    threshold=0.99, max_chars={"norm": 120, "question": 80, "answer": 50})
     norms = generate_norms(smollm2_client, lambda q: ctx, "japan", "Japan", 1, ["greetings"], 5, s)
     assert list(norms["norm_id"]) == [0]
     r = norms.iloc[0]
-    assert r["regenerations"] in (0, 1) and len(json.loads(r["check_p_yes"])) == (1 if r["valid"] else 0)
-    assert r["valid"] or r["raw_invalid"]  # an invalid output is kept with its raw text
+    assert r["valid"] and r["json_attempts"] == 1 and 20 <= len(r["norm"]) <= 120
+    # threshold 0.99: the check fails, so the one regeneration runs and its candidate is kept
+    assert r["regenerations"] == 1 and not r["check_passed"] and len(json.loads(r["check_p_yes"])) == 1
     scen = __import__("pandas").DataFrame([{"country": "japan", "scenario_id": 0, "valid": True,
                                             "scenario": "Ken bows to his new neighbour before introducing himself."}])
+    s.threshold = 0.0  # every check passes: no regeneration
+    calls = smollm2_client.stats["model_requests"]
     q = generate_questions(smollm2_client, scen, "Japan", 5, s, traits=("E",))
     assert len(q) == 1 and q.iloc[0]["trait"] == "E"
-    if q.iloc[0]["valid"]:
-        assert all(q.iloc[0][lv] for lv in ("high", "medium", "low"))
-        assert len(json.loads(q.iloc[0]["check_p_yes"])) == 2
+    row = q.iloc[0]
+    assert row["valid"] and row["regenerations"] == 0 and row["check_passed"]
+    assert all(row[lv] for lv in ("high", "moderately_high", "medium", "moderately_low", "low"))
+    assert len(json.loads(row["check_p_yes"])) == 2
+    # the JSON attempt(s) + two self-check scorings, nothing redundant
+    assert smollm2_client.stats["model_requests"] - calls == row["json_attempts"] + 2

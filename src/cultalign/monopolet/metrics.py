@@ -38,3 +38,19 @@ def summarise(per_dilemma: pd.DataFrame) -> dict:
     return {"n_dilemmas": len(per_dilemma), "n_dilemmas_eaa_defined": int(per_dilemma["EAA"].notna().sum()),
             "SAA": saa, "EAA": eaa,
             "AVG": (saa + eaa) / 2 if not (pd.isna(saa) or pd.isna(eaa)) else np.nan}
+
+
+def weighted_topic_scores(doc_topic: pd.DataFrame, per_dilemma: pd.DataFrame, metric: str = "AVG") -> pd.DataFrame:
+    """Figure 8: per comparison and topic, the mean of the per-dilemma ``metric``
+    weighted by each dilemma's (non-negative) weight in the document-topic matrix."""
+    """doc_topic: dilemma_id + one column per topic; per_dilemma: comparison, dilemma_id, metric."""
+    topic_cols = [c for c in doc_topic.columns if c != "dilemma_id"]
+    m = per_dilemma.merge(doc_topic, on="dilemma_id")
+    rows = []
+    for comp, g in m.groupby("comparison"):
+        ok = g[g[metric].notna()]
+        for t in topic_cols:
+            w = ok[t].clip(lower=0).to_numpy()
+            val = float(np.average(ok[metric], weights=w)) if w.sum() > 0 else np.nan
+            rows.append({"comparison": comp, "topic": t, metric: val, "weight_sum": float(w.sum())})
+    return pd.DataFrame(rows, columns=["comparison", "topic", metric, "weight_sum"])

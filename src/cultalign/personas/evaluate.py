@@ -94,29 +94,52 @@ def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataF
 
 
 # -- OEG -------------------------------------------------------------------
-def run_oeg_generation(client, items: pd.DataFrame, persona: str | None, seed: int, country: str,
-                       temperature: float, max_new_tokens: int) -> pd.DataFrame:
+def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: str, temperature: float,
+                 max_new_tokens: int) -> list[ChatRequest]:
+    """One request per item, each with its own derived seed.  Greedy decoding (temperature 0)
+    does not use the seed, so there it is 0 for all: identical decoding settings let the
+    model layer batch the requests (it batches requests whose settings, seed included, match)."""
     reqs = []
     for _, r in items.iterrows():
         prompt = render("oeg", context=r["context"], question=r["question"])
+        s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if temperature > 0 else 0
         reqs.append(ChatRequest.make(prompt, SamplingParams(temperature=temperature, max_new_tokens=max_new_tokens,
-                                                            seed=derive_seed(seed, "oeg", r["instrument"],
-                                                                             r["item_id"], country)),
-                                     system=persona))
+                                                            seed=s), system=persona))
+    return reqs
 
-    def parse(text: str) -> str:
-        t = " ".join(text.split())
-        if len(re.findall(r"[A-Za-z]+", t)) < 3:
-            raise ValueError("response has fewer than 3 words")
-        return t
 
-    parsed = client.generate_parsed(reqs, parse, max_attempts=3)
+def _oeg_parse(text: str) -> str:
+    t = " ".join(text.split())
+    if len(re.findall(r"[A-Za-z]+", t)) < 3:
+        raise ValueError("response has fewer than 3 words")
+    return t
+
+
+def generate_oeg(client, request_sets: list[list[ChatRequest]], max_attempts: int = 3) -> list[list]:
+    """All OEG requests of a job in one call (so they batch); results split back per set.
+    Answers with fewer than three words are retried with a new seed, then kept invalid."""
+    flat = [r for rs in request_sets for r in rs]
+    parsed = client.generate_parsed(flat, _oeg_parse, max_attempts=max_attempts) if flat else []
+    out, pos = [], 0
+    for rs in request_sets:
+        out.append(parsed[pos : pos + len(rs)])
+        pos += len(rs)
+    return out
+
+
+def oeg_table(items: pd.DataFrame, parsed: list) -> pd.DataFrame:
     out = items[["instrument", "item_id", "trait", "options", "scores"]].copy().reset_index(drop=True)
     out["response"] = [p.value if p.valid else "" for p in parsed]
     out["raw"] = [p.raw for p in parsed]
     out["valid"] = [p.valid for p in parsed]
     out["attempts"] = [p.n_attempts for p in parsed]
     return out
+
+
+def run_oeg_generation(client, items: pd.DataFrame, persona: str | None, seed: int, country: str,
+                       temperature: float, max_new_tokens: int, max_attempts: int = 3) -> pd.DataFrame:
+    reqs = oeg_requests(items, persona, seed, country, temperature, max_new_tokens)
+    return oeg_table(items, generate_oeg(client, [reqs], max_attempts)[0])
 
 
 def type_token_ratio(text: str) -> float:

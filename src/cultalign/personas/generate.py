@@ -32,16 +32,36 @@ def _text(max_len: int, min_len: int = 10) -> dict:
     return {"type": "string", "minLength": min_len, "maxLength": max_len}
 
 
-NORM_SCHEMA = {"type": "object", "properties": {"norm": _text(300, 20)}, "required": ["norm"],
-               "additionalProperties": False}
-SCENARIO_SCHEMA = {"type": "object", "properties": {"scenario": _text(400, 30)}, "required": ["scenario"],
-                   "additionalProperties": False}
-QUESTION_SCHEMA = {
-    "type": "object",
-    "properties": {"question": _text(300, 20), **{lv: _text(200, 5) for lv in LEVELS}},
-    "required": ["question", *LEVELS],
-    "additionalProperties": False,
-}
+# JSON keys of the five graded answers.  The model layer sends the schema with
+# sorted keys and the grammar emits properties in that order, so the names sort
+# in the order the answers must be written: question first, then high -> low.
+ANSWER_KEYS = {"high": "r1_high", "moderately_high": "r2_fairly_high", "medium": "r3_medium",
+               "moderately_low": "r4_fairly_low", "low": "r5_low"}
+DEFAULT_MAX_CHARS = {"norm": 250, "scenario": 400, "question": 250, "answer": 160}
+
+
+def norm_schema(max_chars: dict | None = None) -> dict:
+    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
+    return {"type": "object", "properties": {"norm": _text(m["norm"], 20)}, "required": ["norm"],
+            "additionalProperties": False}
+
+
+def scenario_schema(max_chars: dict | None = None) -> dict:
+    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
+    return {"type": "object", "properties": {"scenario": _text(m["scenario"], 30)}, "required": ["scenario"],
+            "additionalProperties": False}
+
+
+def question_schema(max_chars: dict | None = None) -> dict:
+    """Question plus five answers; bounded string lengths make every output fit its token budget
+    (the grammar closes a string at maxLength), so compact JSON never ends truncated."""
+    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
+    props = {"question": _text(m["question"], 20), **{ANSWER_KEYS[lv]: _text(m["answer"], 5) for lv in LEVELS}}
+    assert list(props) == sorted(props), "answer keys must sort in writing order"
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
+
+
+NORM_SCHEMA, SCENARIO_SCHEMA, QUESTION_SCHEMA = norm_schema(), scenario_schema(), question_schema()
 GENERATION_TEMPLATES = ("generator_system", "norm", "norm_check", "scenario", "scenario_check", "question",
                         "question_check", "answers_check")
 
@@ -53,6 +73,7 @@ class GenSettings:
     max_regenerations: int = 1
     threshold: float = 0.5
     max_attempts: int = 3
+    max_chars: dict | None = None
 
     def tokens(self, stage: str) -> int:
         return (self.max_new_tokens or {}).get(stage, 200)
@@ -122,7 +143,7 @@ def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, 
     def checks(job, value):
         return [_yes_no(render("norm_check", country=country_name, context=job["context"], norm=value["norm"]))]
 
-    res = _checked_generation(client, jobs, NORM_SCHEMA, "norm", settings, checks)
+    res = _checked_generation(client, jobs, norm_schema(settings.max_chars), "norm", settings, checks)
     rows = []
     for job, r in zip(jobs, res):
         rows.append({"country": country, "norm_id": job["norm_id"], "topic": job["topic"],
@@ -132,10 +153,12 @@ def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, 
 
 
 def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenarios: int, seed: int,
-                       settings: GenSettings) -> pd.DataFrame:
-    """``n_scenarios`` scenarios per valid norm (invalid norms are skipped and stay counted in the norms table)."""
+                       settings: GenSettings, max_norms: int | None = None) -> pd.DataFrame:
+    """``n_scenarios`` scenarios per valid norm (invalid norms are skipped and stay counted in the norms
+    table); ``max_norms`` limits scenario writing to the first valid norms (a small demo; None: all)."""
     jobs = []
-    for _, nr in norms[norms["valid"].astype(bool)].iterrows():
+    valid = norms[norms["valid"].astype(bool)]
+    for _, nr in (valid.head(max_norms) if max_norms else valid).iterrows():
         for s in range(n_scenarios):
             jobs.append({"country": nr["country"], "norm_id": int(nr["norm_id"]), "norm": nr["norm"], "s": s,
                          "prompt": render("scenario", country=country_name, norm=nr["norm"]),
@@ -145,7 +168,7 @@ def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenari
         return [_yes_no(render("scenario_check", country=country_name, norm=job["norm"],
                                scenario=value["scenario"]))]
 
-    res = _checked_generation(client, jobs, SCENARIO_SCHEMA, "scenario", settings, checks)
+    res = _checked_generation(client, jobs, scenario_schema(settings.max_chars), "scenario", settings, checks)
     rows = []
     for sid, (job, r) in enumerate(zip(jobs, res)):
         rows.append({"country": job["country"], "norm_id": job["norm_id"], "scenario_id": sid,
@@ -174,16 +197,16 @@ def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed:
         return [_yes_no(render("question_check", scenario=job["scenario"], question=value["question"],
                                trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t])),
                 _yes_no(render("answers_check", question=value["question"], trait_name=TRAIT_NAMES[t],
-                               **{lv: value[lv] for lv in LEVELS}))]
+                               **{lv: value[ANSWER_KEYS[lv]] for lv in LEVELS}))]
 
-    res = _checked_generation(client, jobs, QUESTION_SCHEMA, "question", settings, checks)
+    res = _checked_generation(client, jobs, question_schema(settings.max_chars), "question", settings, checks)
     rows = []
     for qid, (job, r) in enumerate(zip(jobs, res)):
         v: dict[str, Any] = r["value"] or {}
         rows.append({"country": job["country"], "scenario_id": job["scenario_id"], "question_id": qid,
                      "trait": job["trait"], "trait_name": TRAIT_NAMES[job["trait"]], "scenario": job["scenario"],
                      "question": " ".join(v.get("question", "").split()),
-                     **{lv: " ".join(v.get(lv, "").split()) for lv in LEVELS},
+                     **{lv: " ".join(v.get(ANSWER_KEYS[lv], "").split()) for lv in LEVELS},
                      **{k: x for k, x in r.items() if k != "value"}})
     return pd.DataFrame(rows, columns=["country", "scenario_id", "question_id", "trait", "trait_name", "scenario",
                                        "question", *LEVELS, "valid", "raw_invalid", "json_attempts",

@@ -14,8 +14,7 @@ import pandas as pd
 from cultalign.provenance import write_sidecar
 
 from .common import TRAITS, derive_seed, template_hashes
-from .evaluate import (EVAL_TEMPLATES, calibrate_items, map_responses, persona_prompt, run_mcs,
-                       run_oeg_generation, sample_trait_scores)
+from .evaluate import EVAL_TEMPLATES, calibrate_items, map_responses, persona_prompt, run_mcs, sample_trait_scores
 from .generate import GenSettings
 from .human import JohnsonLayout, load_key, read_johnson, score_domains
 
@@ -26,7 +25,7 @@ def gen_settings(cfg: dict, config: dict) -> GenSettings:
     g = cfg["generation"]
     return GenSettings(temperature=g["temperature"], max_new_tokens=g["max_new_tokens"],
                        max_regenerations=g["max_regenerations"], threshold=g["check_threshold"],
-                       max_attempts=config["retry"]["max_attempts"])
+                       max_attempts=config["retry"]["max_attempts"], max_chars=g.get("max_chars"))
 
 
 def valid_counts(df: pd.DataFrame) -> dict:
@@ -179,30 +178,46 @@ def run_mcs_rule(client, inputs, item_table, wc, instrument, priming, cfg, seed,
     for p in (items_out, samples_out):
         write_sidecar(p, config=config, client=client, seed=s_seed, prompt_templates=template_hashes(EVAL_TEMPLATES),
                       counts=counts, extra={"persona": persona, "priming_norms": norms, "mcs": cfg["mcs"]})
+    log.info("mcs %s %s %s: %s (client %s)", wc.country, wc.instrument, wc.priming, counts, client.stats)
 
 
-def run_oeg_rule(client, inputs, item_table, wc, instrument, priming, cfg, seed, responses_out, samples_out, config):
+def run_oeg_rule(client, inputs, item_tables, wc, jobs, cfg, seed, responses_outs, samples_outs, config):
+    """OEG for every (instrument, priming) job of one model x country: all generations in one
+    batched call, then per job the embedding mapping, sampling and outputs."""
     from cultalign.retrieval import embeddings_for
 
-    wc = _Job(wc, instrument, priming)
-    items = pd.read_csv(item_table, sep="\t", dtype={"item_id": str}, keep_default_na=False)
-    persona, norms = _persona(inputs, cfg, wc.country, wc.priming)
+    from .evaluate import generate_oeg, oeg_requests, oeg_table
+
     o = cfg["oeg"]
-    resp = run_oeg_generation(client, items, persona, seed, wc.country, o["temperature"], o["max_new_tokens"])
+    prepared = []
+    for instrument, priming in jobs:
+        items = pd.read_csv(item_tables[instrument], sep="\t", dtype={"item_id": str}, keep_default_na=False)
+        persona, norms = _persona(inputs, cfg, wc.country, priming)
+        reqs = oeg_requests(items, persona, seed, wc.country, o["temperature"], o["max_new_tokens"])
+        prepared.append((instrument, priming, items, persona, norms, reqs))
+    parsed = generate_oeg(client, [p[-1] for p in prepared], config["retry"]["max_attempts"])
     emb = embeddings_for(cfg["corpus"]["embedding_model"]).embed_documents
-    cal = calibrate_items(items, emb)
-    mapped = map_responses(resp, emb, cal["tau"])
-    mapped.insert(0, "country", wc.country)
-    mapped.insert(1, "priming", wc.priming)
-    for k in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
-        mapped[f"calibration_{k}"] = cal[k]
-    mapped.to_csv(responses_out, sep="\t", index=False)
-    n = _human_n(inputs["human"], wc.country, cfg)
-    s_seed = derive_seed(seed, "oeg_samples", wc.model, wc.instrument, wc.country, wc.priming)
-    ok = mapped[mapped["valid"].astype(bool)]
-    samples = sample_trait_scores(ok, n, s_seed) if len(ok) else pd.DataFrame(columns=["sample", *TRAITS])
-    samples.to_csv(samples_out, sep="\t", index=False)
-    counts = {**valid_counts(mapped), "n_samples": n, "tau": cal["tau"]}
-    for p in (responses_out, samples_out):
-        write_sidecar(p, config=config, client=client, seed=s_seed, prompt_templates=template_hashes(EVAL_TEMPLATES),
-                      counts=counts, extra={"persona": persona, "priming_norms": norms, "oeg": o, "calibration": cal})
+    calibration = {}
+    for (instrument, priming, items, persona, norms, _), res, resp_out, samples_out in zip(
+            prepared, parsed, responses_outs, samples_outs):
+        job = _Job(wc, instrument, priming)
+        if instrument not in calibration:  # tau depends on the instrument's options only
+            calibration[instrument] = calibrate_items(items, emb)
+        cal = calibration[instrument]
+        mapped = map_responses(oeg_table(items, res), emb, cal["tau"])
+        mapped.insert(0, "country", job.country)
+        mapped.insert(1, "priming", job.priming)
+        for k in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
+            mapped[f"calibration_{k}"] = cal[k]
+        mapped.to_csv(resp_out, sep="\t", index=False)
+        n = _human_n(inputs["human"], job.country, cfg)
+        s_seed = derive_seed(seed, "oeg_samples", job.model, job.instrument, job.country, job.priming)
+        ok = mapped[mapped["valid"].astype(bool)]
+        samples = sample_trait_scores(ok, n, s_seed) if len(ok) else pd.DataFrame(columns=["sample", *TRAITS])
+        samples.to_csv(samples_out, sep="\t", index=False)
+        counts = {**valid_counts(mapped), "n_samples": n, "tau": cal["tau"]}
+        for p in (resp_out, samples_out):
+            write_sidecar(p, config=config, client=client, seed=s_seed, prompt_templates=template_hashes(EVAL_TEMPLATES),
+                          counts=counts, extra={"persona": persona, "priming_norms": norms, "oeg": o,
+                                                "calibration": cal})
+        log.info("oeg %s %s %s: %s", job.country, instrument, priming, counts)
