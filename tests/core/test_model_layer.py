@@ -104,3 +104,24 @@ def test_rendering_applies_chat_template_once(smollm2_client):
     assert text.count("hello") == 1 and text.count("Be brief.") == 1
     assert text.rstrip().endswith("assistant")
     assert len(smollm2_client.template_hash()) == 16
+
+
+def test_sampled_requests_with_different_seeds_share_one_batch(smollm2_client):
+    reqs = [ChatRequest.make("Name a fruit.", SamplingParams(temperature=0.8, max_new_tokens=6, seed=s))
+            for s in range(4)]
+    gens = smollm2_client.generate(reqs)
+    assert smollm2_client.stats == {"cache_hits": 0, "model_requests": 4, "backend_batches": 1}
+    assert all(g.completion_tokens > 0 for g in gens)
+
+
+def test_structured_output_writes_fields_in_schema_order(smollm2_client):
+    schema = {"type": "object", "properties": {
+        "question": {"type": "string", "maxLength": 40},
+        "answer_high": {"type": "string", "maxLength": 20},
+        "answer_low": {"type": "string", "maxLength": 20}},
+        "required": ["question", "answer_high", "answer_low"], "additionalProperties": False}
+    res = smollm2_client.generate_json(
+        [ChatRequest.make("Write a question about punctuality and two answers as JSON.",
+                          SamplingParams(max_new_tokens=60, seed=4))], schema, max_attempts=2)[0]
+    assert res.valid, res.attempts
+    assert list(res.value) == ["question", "answer_high", "answer_low"]  # not sorted

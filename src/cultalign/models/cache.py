@@ -38,6 +38,12 @@ def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def schema_json(schema: Any) -> str:
+    """A JSON schema as compact text that keeps its key order: the order of
+    ``properties`` is the order in which constrained decoding writes the fields."""
+    return json.dumps(schema, separators=(",", ":"), ensure_ascii=False)
+
+
 def request_key(kind: str, identity: dict[str, Any], payload: dict[str, Any]) -> str:
     blob = canonical_json({"kind": kind, "model": identity, "request": payload})
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -14,15 +14,16 @@ from typing import Any, Callable, Sequence
 
 import jsonschema
 
-from .cache import RequestCache, canonical_json, request_key
+from .cache import RequestCache, canonical_json, request_key, schema_json
 from .types import ChatRequest, Generation, ModelSpec, OptionScores, ParsedResult, SamplingParams, ScoreItem
 
 log = logging.getLogger(__name__)
 
 RETRY_SEED_STRIDE = 1_000_003
 # Part of the key of structured-output requests: bump when the constrained
-# decoding changes (v2: compact JSON, no free whitespace)
-STRUCTURED_DECODING = "json-compact-v2"
+# decoding changes (v2: compact JSON, no free whitespace; v3: properties in the
+# schema's own order, not sorted)
+STRUCTURED_DECODING = "json-compact-ordered-v3"
 
 
 def make_backend(spec: ModelSpec):
@@ -110,10 +111,12 @@ class ModelClient:
         keys, out, todo, first_of = self._lookup("generate", payloads, Generation)
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
-        # batch by identical params+schema (a backend batch shares decoding settings)
+        # batch by identical decoding settings and schema; seeds may differ within a
+        # batch (vLLM/OpenAI seed each request; transformers seeds the batch from them)
         groups: dict[str, list[int]] = {}
         for i in uniq:
-            groups.setdefault(canonical_json([requests[i].params.to_dict(), requests[i].schema]), []).append(i)
+            settings = requests[i].params.with_seed(0).to_dict()
+            groups.setdefault(canonical_json([settings, requests[i].schema]), []).append(i)
         for idx in groups.values():
             for s in range(0, len(idx), bs):
                 chunk = idx[s : s + bs]
@@ -122,6 +125,7 @@ class ModelClient:
                     requests[chunk[0]].params,
                     schema=requests[chunk[0]].schema,
                     messages=[requests[i].message_dicts() for i in chunk],
+                    seeds=[requests[i].params.seed for i in chunk],
                 )
                 self.stats["model_requests"] += len(chunk)
                 self.stats["backend_batches"] += 1
@@ -201,7 +205,7 @@ class ModelClient:
         """Structured output: constrained decoding where the backend supports it
         (xgrammar for transformers, structured outputs for vLLM / OpenAI), and
         always validation against the same JSON schema."""
-        schema_text = canonical_json(schema)
+        schema_text = schema_json(schema)
         reqs = [ChatRequest(r.messages, r.params, schema_text) for r in requests]
         validator = jsonschema.Draft202012Validator(schema)
 

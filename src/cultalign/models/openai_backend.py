@@ -225,12 +225,15 @@ class OpenAIBackend:
 
     # -- generation ------------------------------------------------------------
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
-                 messages: Sequence[list[dict]] | None = None) -> list[Generation]:
+                 messages: Sequence[list[dict]] | None = None,
+                 seeds: Sequence[int] | None = None) -> list[Generation]:
         if messages is None:
             messages = [parse_messages(p) for p in prompts]
+        seeds = list(seeds) if seeds is not None else [params.seed] * len(messages)
 
-        def one(msgs: list[dict]) -> Generation:
-            kw = chat_request(self.model, list(msgs), params, schema)
+        def one(job: tuple[list[dict], int]) -> Generation:
+            msgs, seed = job
+            kw = chat_request(self.model, list(msgs), params.with_seed(seed), schema)
             resp = self._retry(lambda: self.client.chat.completions.create(**kw), "chat completion")
             ch = resp.choices[0]
             fr = ch.finish_reason or "stop"
@@ -242,7 +245,7 @@ class OpenAIBackend:
                 completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
             )
 
-        return self._map(one, list(messages))
+        return self._map(one, list(zip(messages, seeds)))
 
     # -- option scoring --------------------------------------------------------
     def _no_scoring(self, why: str) -> NotImplementedError:

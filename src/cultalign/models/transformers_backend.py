@@ -19,6 +19,15 @@ from .types import Generation, ModelSpec, OptionScores, SamplingParams
 log = logging.getLogger(__name__)
 
 
+def batch_seed(seeds: Sequence[int]) -> int:
+    """One seed for a batch of requests; equals the request's seed for a batch of one."""
+    if len(set(seeds)) == 1:
+        return int(seeds[0])
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(",".join(map(str, seeds)).encode()).digest()[:7], "big")
+
+
 def _torch_dtype(name: str):
     import torch
 
@@ -62,13 +71,15 @@ class TransformersBackend:
         return [xgr.contrib.hf.LogitsProcessor(compiled)]
 
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
-                 messages=None) -> list[Generation]:
+                 messages=None, seeds: Sequence[int] | None = None) -> list[Generation]:
         import torch
 
         tok = self.tokenizer
         tok.padding_side = "left"
         enc = tok(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        torch.manual_seed(params.seed)
+        # one generator per batch, seeded from the requests' seeds: a sampled output
+        # is reproducible for the same batch (same requests, order and batch size)
+        torch.manual_seed(batch_seed(seeds or [params.seed] * len(prompts)))
         kwargs = dict(max_new_tokens=params.max_new_tokens, pad_token_id=tok.pad_token_id)
         if params.temperature > 0:
             kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p)

@@ -100,7 +100,7 @@ class ChatRequest:
 
     messages: tuple[tuple[str, str], ...]
     params: SamplingParams = SamplingParams()
-    schema: str | None = None  # JSON schema as canonical JSON text (structured output)
+    schema: str | None = None  # JSON schema as compact JSON text, key order kept (structured output)
 
     @classmethod
     def make(cls, messages: Messages | str, params: SamplingParams | None = None,
@@ -109,12 +109,12 @@ class ChatRequest:
             messages = [{"role": "user", "content": messages}]
         if system:
             messages = [{"role": "system", "content": system}, *messages]
-        from .cache import canonical_json
+        from .cache import schema_json
 
         return cls(
             messages=tuple((m["role"], m["content"]) for m in messages),
             params=params or SamplingParams(),
-            schema=canonical_json(schema) if schema is not None else None,
+            schema=schema_json(schema) if schema is not None else None,
         )
 
     def message_dicts(self) -> Messages:

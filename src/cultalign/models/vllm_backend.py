@@ -153,11 +153,12 @@ class VLLMBackend:
         return VSamplingParams(**kw)
 
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
-                 messages=None) -> list[Generation]:
+                 messages=None, seeds: Sequence[int] | None = None) -> list[Generation]:
         ids = [self._ids(p) for p in prompts]
         for x in ids:
             self._check_len(len(x), params.max_new_tokens, "prompt")
-        outs = self._run(ids, self.sampling_params(params, schema))
+        seeds = list(seeds) if seeds is not None else [params.seed] * len(prompts)
+        outs = self._run(ids, [self.sampling_params(params.with_seed(sd), schema) for sd in seeds])
         gens = []
         for x, out in zip(ids, outs):
             c = out.outputs[0]
