@@ -87,7 +87,7 @@ rule pact_filter_cultureatlas:
     benchmark:
         "benchmarks/pact/filter_cultureatlas.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -112,7 +112,7 @@ rule pact_construct:
     benchmark:
         "benchmarks/pact/construct/{source}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -164,7 +164,7 @@ rule pact_behaviour:
     benchmark:
         "benchmarks/pact/behaviour/{model}/shard_{shard}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -297,7 +297,7 @@ rule pact_survey:
     benchmark:
         "benchmarks/pact/survey/{model}.tsv"
     conda:
-        "../envs/llm.yaml"
+        model_env
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
