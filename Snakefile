@@ -12,6 +12,7 @@ configfile: "config/config.yaml"
 
 include: "rules/common.smk"
 include: "rules/models.smk"
+include: "rules/downloads.smk"
 include: "rules/pact.smk"
 include: "rules/personas.smk"
 include: "rules/monopolet.smk"

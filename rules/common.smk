@@ -113,3 +113,11 @@ def model_env(wildcards):
     name = getattr(wildcards, "model", None) or default_model()
     backend = MODELS[name]["backend"]
     return "../envs/vllm.yaml" if backend == "vllm" else "../envs/llm.yaml"
+
+
+def download_url(wildcards):
+    return config["downloads"][wildcards.path]["url"]
+
+
+def download_sha256(wildcards):
+    return config["downloads"][wildcards.path]["sha256"]

