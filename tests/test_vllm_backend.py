@@ -32,6 +32,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from conftest import child_env
+
 ROOT = Path(__file__).resolve().parents[1]
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
 DRIVER = ROOT / "tests" / "vllm_driver.py"
@@ -53,10 +55,10 @@ def _need_vllm_venv() -> None:
 
 
 def _vllm_env() -> dict[str, str]:
-    env = os.environ.copy()
-    env.update(VLLM_CPU_KVCACHE_SPACE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false")
-    return env
+    # from the session's start: libraries imported by earlier tests (faiss,
+    # ctranslate2, rpy2, pyannote) set OpenMP/loader variables that crash vllm-cpu
+    return child_env(VLLM_CPU_KVCACHE_SPACE="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+                     TOKENIZERS_PARALLELISM="false")
 
 
 def _run_driver(model_dir: Path, cache_dir: Path, out: Path) -> tuple[dict, float]:
