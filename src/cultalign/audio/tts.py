@@ -80,6 +80,8 @@ def _duration(path: Path) -> float:
 def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *, speed: int = 165,
                pause_s: float = 0.35) -> pd.DataFrame:
     """Speak ``script`` to ``out_wav`` (16 kHz mono) and write reference turns to ``out_turns`` (TSV)."""
+    # sox -D everywhere: its default dither adds random noise when resampling, which
+    # made the demo audio (and so transcripts and every prompt after them) differ per run
     for tool in ("espeak-ng", "sox"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"{tool} is not installed (apt-get install espeak-ng sox)")
@@ -88,7 +90,7 @@ def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         silence = tmp / "pause.wav"
-        _run(["sox", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence), "trim", "0", f"{pause_s}"])
+        _run(["sox", "-D", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence), "trim", "0", f"{pause_s}"])
         parts, t = [], 0.0
         for i, line in enumerate(lines):
             voice, pitch = voices[line.speaker]
@@ -97,13 +99,13 @@ def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *
             if pitch is not None:
                 cmd += ["-p", str(pitch)]
             _run(cmd + [line.text])
-            _run(["sox", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(wav)])
+            _run(["sox", "-D", str(raw), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(wav)])
             d = _duration(wav)
             rows.append({"speaker": line.speaker, "start": round(t, 3), "end": round(t + d, 3), "text": line.text})
             parts += [str(wav), str(silence)]
             t += d + pause_s
         Path(out_wav).parent.mkdir(parents=True, exist_ok=True)
-        _run(["sox", *parts, str(out_wav)])
+        _run(["sox", "-D", *parts, str(out_wav)])
     turns = pd.DataFrame(rows)
     turns.to_csv(out_turns, sep="\t", index=False)
     return turns
