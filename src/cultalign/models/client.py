@@ -65,6 +65,18 @@ class ModelClient:
             self._backend = make_backend(self.spec)
         return self._backend
 
+    def close(self) -> None:
+        """Release the backend (stops a vLLM engine cleanly); the client stays usable."""
+        if self._backend is not None and hasattr(self._backend, "close"):
+            self._backend.close()
+        self._backend = None
+
+    def __enter__(self) -> "ModelClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
     # -- rendering ---------------------------------------------------------
     def render(self, messages: Sequence[tuple[str, str]] | list[dict]) -> str:
         """The exact prompt text the model sees (chat template applied)."""
