@@ -108,11 +108,19 @@ def claims_inputs(wildcards):
     return claim_result_files(load_claims(config["claims"]), STUDIES)
 
 
-def model_env(wildcards):
-    """Conda env of a model rule: the vLLM env for vLLM models, else the transformers/openai env."""
-    name = getattr(wildcards, "model", None) or default_model()
+def env_of_model(name):
+    """Conda env of the rules that run model `name`: the vLLM env for vLLM models, else the transformers/openai env.
+
+    For rules without a {model} wildcard whose model is set by a config role
+    (construction model, judge, extractor): `conda: env_of_model(<role model>)`.
+    """
     backend = MODELS[name]["backend"]
     return "../envs/vllm.yaml" if backend == "vllm" else "../envs/llm.yaml"
+
+
+def model_env(wildcards):
+    """Conda env of a model rule with a {model} wildcard (else the default model's)."""
+    return env_of_model(getattr(wildcards, "model", None) or default_model())
 
 
 def download_url(wildcards):

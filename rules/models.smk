@@ -53,7 +53,7 @@ rule smoke_generate:
     benchmark:
         "benchmarks/smoke/smoke_generate.tsv"
     conda:
-        model_env
+        env_of_model(default_model())
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],

@@ -16,7 +16,7 @@ rule monopolet_sections:
     benchmark:
         "benchmarks/monopolet/sections/{episode}.tsv"
     conda:
-        model_env
+        env_of_model(MONO["mapping"]["model"])
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -64,7 +64,7 @@ rule monopolet_dilemmas:
     benchmark:
         "benchmarks/monopolet/dilemmas/{shard}.tsv"
     conda:
-        model_env
+        env_of_model(MONO["extraction"]["model"])
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -116,7 +116,7 @@ rule monopolet_solutions:
     benchmark:
         "benchmarks/monopolet/solutions/{agent}/{shard}.tsv"
     conda:
-        model_env
+        env_of_model(MONO["extraction"]["model"])
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -143,7 +143,7 @@ rule monopolet_match:
     benchmark:
         "benchmarks/monopolet/match/{comparison}/{shard}.tsv"
     conda:
-        model_env
+        env_of_model(MONO["judge"]["model"])
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],

@@ -87,7 +87,7 @@ rule pact_filter_cultureatlas:
     benchmark:
         "benchmarks/pact/filter_cultureatlas.tsv"
     conda:
-        model_env
+        env_of_model(pact_construction_model())
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],
@@ -112,7 +112,7 @@ rule pact_construct:
     benchmark:
         "benchmarks/pact/construct/{source}.tsv"
     conda:
-        model_env
+        env_of_model(pact_construction_model())
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=config["resources"]["mem_mb"],

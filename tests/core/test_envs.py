@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 # model rules choose their env by backend (rules/common.smk: model_env)
 MODEL_ENVS = ["envs/llm.yaml", "envs/vllm.yaml"]
+MODEL_ENV_FUNCS = {"model_env", "env_of_model"}
 # package modules that only run with one env's backend
 BACKEND_MODULES = {"envs/vllm.yaml": {"cultalign.models.transformers_backend"},
                    "envs/llm.yaml": {"cultalign.models.vllm_backend"}}
@@ -113,12 +114,14 @@ def test_rules_were_found():
 @pytest.mark.parametrize("smk,rule,script,conda", [r[:4] for r in RULES if r[2]], ids=lambda x: str(x))
 def test_env_covers_script_imports(smk, rule, script, conda):
     dists = packages_distributions()
-    envs = MODEL_ENVS if conda == "model_env" else [str(Path("rules", conda.strip('"'))).replace("rules/../", "")]
+    envs = MODEL_ENVS if conda in MODEL_ENV_FUNCS else [str(Path("rules", conda.strip('"'))).replace("rules/../", "")]
     script_path = (ROOT / "rules" / script).resolve()
     text = script_path.read_text()
     uses_model = "client_for" in text or "load_client" in text
     if uses_model:
-        assert conda == "model_env", f"{smk}:{rule} calls a model: use `conda: model_env` (backend-specific env)"
+        assert conda in MODEL_ENV_FUNCS, (
+            f"{smk}:{rule} calls a model: use `conda: model_env` or `conda: env_of_model(<role model>)` "
+            "(backend-specific env)")
     for env in envs:
         env_file = ROOT / env
         assert env_file.exists(), f"{smk}:{rule}: env file {env} missing"
@@ -131,3 +134,26 @@ def test_env_covers_script_imports(smk, rule, script, conda):
             if not cands & have:
                 missing.append(f"{mod} (pip: {'/'.join(sorted(cands))})")
         assert not missing, f"{smk}:{rule} ({script}) imports not covered by {env}: {missing}"
+
+
+def _rule_blocks():
+    for smk in sorted((ROOT / "rules").glob("*.smk")):
+        for block in re.split(r"\n(?=rule |checkpoint )", smk.read_text()):
+            m = re.match(r"(?:rule|checkpoint) (\w+):", block)
+            if m:
+                yield smk.name, m.group(1), block
+
+
+def test_model_env_only_where_the_model_is_a_wildcard():
+    """`model_env` reads {model}; a rule whose model comes from a config role
+    (construction model, judge, extractor) must name it with env_of_model(...),
+    or at paper scale it would get the default model's env (e.g. vLLM's for an
+    OpenAI judge)."""
+    wrong = []
+    for smk, rule, block in _rule_blocks():
+        if not re.search(r"\n\s+conda:\s*\n\s+model_env\s*\n", block):
+            continue
+        out = re.search(r"\n    output:(.*?)\n    \w+:", block, re.S)
+        if out is None or "{model}" not in out.group(1):
+            wrong.append(f"{smk}:{rule}")
+    assert not wrong, f"rules with conda: model_env but no {{model}} wildcard: {wrong}"
