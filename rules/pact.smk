@@ -16,6 +16,7 @@ rule pact_download_source:
     output:
         data="resources/downloads/pact/{source}.csv",
         checksum="resources/downloads/pact/{source}.csv.sha256",
+        source="resources/downloads/pact/{source}.csv.source.json",
     log:
         "logs/pact/download_source/{source}.log",
     conda:

@@ -1,17 +1,39 @@
 """Downloads of public sources, checked against a pinned sha256 (paper scale).
 
 Rule ``download_file`` (rules/downloads.smk) fetches ``config.downloads``
-entries into ``resources/downloads/<path>``; a checksum mismatch fails naming
-the file, the URL and both hashes, and leaves no partial file behind.
+entries into ``resources/downloads/<path>``; ``pact_download_source`` fetches
+the PACT sources.  Both go through :func:`download`:
+
+* a checksum mismatch fails naming the file, the URL and both hashes, and
+  leaves no partial file behind;
+* with no sha256 configured the file is kept, its sha256 is returned and the
+  caller warns so that it can be pinned;
+* Hugging Face ``resolve`` URLs answer with the commit they served in the
+  ``X-Repo-Commit`` header: when a revision is configured, the served commit
+  must start with it (a short hash or a full one), so a moved branch or a
+  mistyped revision fails instead of silently giving other data.  The served
+  commit is returned so the caller records it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
+
+HEX = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+@dataclass(frozen=True)
+class Downloaded:
+    path: Path
+    url: str
+    sha256: str
+    served_commit: str | None  # X-Repo-Commit of a Hugging Face resolve URL
 
 
 def sha256_of(path: str | Path) -> str:
@@ -22,14 +44,27 @@ def sha256_of(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def download(url: str, dest: str | Path, sha256: str | None, timeout: float = 120) -> Path:
+def check_served_commit(url: str, revision: str | None, served: str | None) -> None:
+    """A commit-hash revision must match the commit the server says it served."""
+    if not revision or not HEX.match(revision.lower()):
+        return  # a branch or tag name, or no pin: nothing to compare
+    if served is None:
+        return  # not a server that reports commits (plain HTTP mirror)
+    if not served.lower().startswith(revision.lower()):
+        raise ValueError(f"{url}: configured revision {revision} but the server served commit {served}")
+
+
+def download(url: str, dest: str | Path, sha256: str | None, timeout: float = 120,
+             revision: str | None = None) -> Downloaded:
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.")
     try:
         with os.fdopen(fd, "wb") as out, urllib.request.urlopen(url, timeout=timeout) as resp:
+            served = resp.headers.get("X-Repo-Commit")
             while block := resp.read(1 << 20):
                 out.write(block)
+        check_served_commit(url, revision, served)
         got = sha256_of(tmp)
         if sha256 and got != sha256:
             raise ValueError(f"{dest}: checksum mismatch for {url}: expected sha256 {sha256}, got {got}")
@@ -37,4 +72,4 @@ def download(url: str, dest: str | Path, sha256: str | None, timeout: float = 12
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return dest
+    return Downloaded(path=dest, url=url, sha256=got, served_commit=served)
