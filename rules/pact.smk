@@ -213,6 +213,13 @@ rule pact_behaviour_analysis:
         ),
         demographics="results/pact/analysis/demographic_effects.tsv",
         regions="results/pact/analysis/region_effects.tsv",
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+        preference_bins=report(
+            "results/pact/analysis/preference_bins.tsv",
+            caption="../report/pact/preference_bins.rst",
+            category="PACT",
+        ),
+        strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
     log:
         "logs/pact/behaviour_analysis.log",
     localrule: True
@@ -326,6 +333,8 @@ rule pact_alignment:
             category="PACT",
         ),
         model_gap="results/pact/alignment/model_norm_personal_gap.tsv",
+        persona="results/pact/alignment/persona_effects.tsv",
+        persona_country="results/pact/alignment/persona_country_effects.tsv",
     log:
         "logs/pact/alignment.log",
     localrule: True
@@ -425,6 +434,40 @@ rule pact_figures:
         "../scripts/pact/figures.py"
 
 
+rule pact_appendix_figures:
+    """Appendix figures: 15 and 16 (persona vs no persona, F.4) and the B.2 region heatmap."""
+    input:
+        persona="results/pact/alignment/persona_effects.tsv",
+        persona_country="results/pact/alignment/persona_country_effects.tsv",
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+    output:
+        fig15=report(
+            PACT_APPENDIX_FIGURES["15"],
+            caption="../report/pact/figure15.rst",
+            category="PACT",
+        ),
+        fig16=report(
+            PACT_APPENDIX_FIGURES["16"],
+            caption="../report/pact/figure16.rst",
+            category="PACT",
+        ),
+        region_heatmap=report(
+            PACT_APPENDIX_FIGURES["region_heatmap"],
+            caption="../report/pact/region_heatmap.rst",
+            category="PACT",
+        ),
+    log:
+        "logs/pact/appendix_figures.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../scripts/pact/appendix_figures.py"
+
+
 rule pact_construction:
     """Section 3 / appendix A: source counts, filter, validation and expansion counts."""
     input:
@@ -475,4 +518,32 @@ rule pact_regression_tables:
     input:
         "results/pact/regression/human_drop1.tsv",
         "results/pact/regression/model_drop1.tsv",
+    localrule: True
+
+
+rule pact_figure15:
+    input:
+        PACT_APPENDIX_FIGURES["15"],
+        "results/pact/alignment/persona_effects.tsv",
+    localrule: True
+
+
+rule pact_figure16:
+    input:
+        PACT_APPENDIX_FIGURES["16"],
+        "results/pact/alignment/persona_country_effects.tsv",
+    localrule: True
+
+
+rule pact_region_heatmap:
+    input:
+        PACT_APPENDIX_FIGURES["region_heatmap"],
+        "results/pact/analysis/region_pair_rates.tsv",
+    localrule: True
+
+
+rule pact_preference_bins:
+    input:
+        "results/pact/analysis/preference_bins.tsv",
+        "results/pact/analysis/preference_strength_by_country.tsv",
     localrule: True

@@ -66,6 +66,11 @@ def pact_surveys(wildcards):
 PACT_FIGURES = {
     n: f"results/pact/figures/figure{n}.png" for n in ("3", "4", "5", "6", "7")
 }
+PACT_APPENDIX_FIGURES = {
+    "15": "results/pact/figures/figure15.png",
+    "16": "results/pact/figures/figure16.png",
+    "region_heatmap": "results/pact/figures/appendix_b2_region_heatmap.png",
+}
 PACT_TABLES = [
     "results/pact/ingest/normad_summary.tsv",
     "results/pact/construct/construction_counts.tsv",
@@ -75,9 +80,16 @@ PACT_TABLES = [
     "results/pact/human/filters.tsv",
     "results/pact/alignment/position_audit.tsv",
     "results/pact/alignment/metrics.tsv",
+    "results/pact/alignment/persona_effects.tsv",
+    "results/pact/alignment/persona_country_effects.tsv",
+    "results/pact/analysis/region_pair_rates.tsv",
+    "results/pact/analysis/preference_bins.tsv",
+    "results/pact/analysis/preference_strength_by_country.tsv",
     "results/pact/regression/human_drop1.tsv",
     "results/pact/regression/model_drop1.tsv",
     "results/pact/annotation/agreement.tsv",
 ]
 
-STUDY_TARGETS["pact"] = list(PACT_FIGURES.values()) + PACT_TABLES
+STUDY_TARGETS["pact"] = (
+    list(PACT_FIGURES.values()) + list(PACT_APPENDIX_FIGURES.values()) + PACT_TABLES
+)

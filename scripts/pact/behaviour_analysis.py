@@ -8,6 +8,8 @@ log = setup_logging(snakemake)
 cfg = snakemake.config
 nb, seed = cfg["pact"]["behaviour"]["bootstrap"], cfg["seed"]
 d = pd.read_csv(snakemake.input.table, sep="\t", keep_default_na=False, na_values=[""])
+if "preference_theme" not in d.columns:  # decision tables gathered before the theme bins existed
+    d = analysis.add_preference_bins(d)
 o = snakemake.output
 tables = {
     o.rates: analysis.rates_by(d, analysis.FACTORS, nb, seed),
@@ -17,6 +19,9 @@ tables = {
     o.chi_square: analysis.chi_square_table(d, analysis.FACTORS),
     o.demographics: analysis.demographic_effects(d),
     o.regions: analysis.region_deltas(d),
+    o.region_pairs: analysis.region_pair_rates(d),
+    o.preference_bins: analysis.preference_bins(d, nb, seed),
+    o.strength_by_country: analysis.strength_by_country(d),
 }
 counts = {"valid": int((d["decision"] != "UNKNOWN").sum()), "invalid": int((d["decision"] == "UNKNOWN").sum())}
 for path, t in tables.items():

@@ -9,7 +9,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TARGETS = ["pact_construction", "pact_figure3", "pact_figure4", "pact_figure5", "pact_figure6", "pact_figure7",
-           "pact_regression_tables"]
+           "pact_figure15", "pact_figure16", "pact_region_heatmap", "pact_preference_bins", "pact_regression_tables"]
 
 
 @pytest.mark.slow
@@ -20,7 +20,8 @@ def test_pact_dry_run(extra):
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
     for rule in ("pact_construct", "pact_expand", "pact_behaviour", "pact_gather_behaviour", "pact_survey",
-                 "pact_alignment", "pact_regressions", "pact_figures", "pact_ingest_prolific"):
+                 "pact_alignment", "pact_regressions", "pact_figures", "pact_appendix_figures",
+                 "pact_behaviour_analysis", "pact_ingest_prolific"):
         assert rule in text
     if extra:  # paper scale downloads the sources and evaluates every configured model, sharded
         assert "pact_download_source" in text

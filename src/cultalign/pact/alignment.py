@@ -190,3 +190,78 @@ def model_norm_personal_gap(model_out: pd.DataFrame) -> pd.DataFrame:
         rows.append({"model": model, "persona_setting": setting, "p_personal_allow": pp, "p_norm_allow": pn,
                      "gap": pp - pn, "personal_norm_consistency": cons, "n_cells": len(wide)})
     return pd.DataFrame(rows)
+
+
+PERSONA_METRICS = ("rate_gap_aggregate", "rate_mae_item", "majority_alignment", "signed_culture_gap")
+
+
+def persona_effects(metrics: pd.DataFrame, model_gap: pd.DataFrame, main_format: str) -> pd.DataFrame:
+    """Appendix F.4 / figure 15: per model, each metric without and with persona and the change
+    (persona - no_persona; for the MAE rows negative = persona improves), main prompt format,
+    per question frame and averaged over the frames ("avg"); plus the model's norm-personal gap
+    p_personal_allow - p_norm_allow (frame "avg") from ``model_norm_personal_gap``."""
+    m = metrics[metrics.prompt_format == main_format]
+    rows = []
+    for model, g in m.groupby("model"):
+        per = g.groupby(["question_type", "persona_setting"])[list(PERSONA_METRICS)].mean()
+        frames = sorted(g["question_type"].unique())
+        for metric in PERSONA_METRICS:
+            for frame in [*frames, "avg"]:
+                vals = {}
+                for setting in ("no_persona", "persona"):
+                    if frame == "avg":
+                        s = [per.loc[(f, setting), metric] for f in frames if (f, setting) in per.index]
+                        vals[setting] = float(np.mean(s)) if len(s) == len(frames) else np.nan
+                    else:
+                        vals[setting] = float(per[metric].get((frame, setting), np.nan))
+                rows.append({"model": model, "frame": frame, "metric": metric, **vals,
+                             "delta": vals["persona"] - vals["no_persona"]})
+    for model, g in model_gap.groupby("model"):
+        gap = g.set_index("persona_setting")["gap"]
+        vals = {s: float(gap.get(s, np.nan)) for s in ("no_persona", "persona")}
+        rows.append({"model": model, "frame": "avg", "metric": "norm_personal_gap", **vals,
+                     "delta": vals["persona"] - vals["no_persona"]})
+    return pd.DataFrame(rows, columns=["model", "frame", "metric", "no_persona", "persona", "delta"])
+
+
+def persona_country_effects(model_out: pd.DataFrame, human: pd.DataFrame, main_format: str) -> pd.DataFrame:
+    """Appendix F.4 / figure 16: persona vs no-persona rate-alignment MAE per persona country.
+
+    For persona country c the human reference is the responses of participants from c
+    (h_i = their culture-following rate on item i); the model with a persona from c (m_i, mean
+    over the c personas of the item) and the same model without persona (m0_i) are compared
+    with it on the items that have both.  ``mae_*`` is the paper's rate-alignment MAE
+    |mean_i m_i - mean_i h_i| (see ``alignment_metrics``), ``mae_item_*`` the item-level
+    mean_i |m_i - h_i|; ``delta`` = persona - no_persona (negative = persona improves).  Rows per
+    model x frame, frame "avg" = mean over the frames (n_items: item x frame cells), and model
+    "all" = mean over the models (n_items: the largest count of one model)."""
+    cols = ["model", "persona_country", "frame", "n_items", "mae_no_persona", "mae_persona", "delta",
+            "mae_item_no_persona", "mae_item_persona", "delta_item"]
+    d = model_out[(~model_out["position_audit"]) & (model_out["prompt_format"] == main_format)]
+    hr = (human.groupby(["participant_country", "scenario_id", "question_type"])["follow_culture"].mean()
+          .rename("h").reset_index())
+    rows = []
+    for (model, q), g in d.groupby(["model", "question_type"]):
+        m0 = g[g.persona_setting == "no_persona"].groupby("scenario_id")["follow_culture"].mean().rename("m0")
+        per = g[g.persona_setting == "persona"]
+        for c, gc in per.groupby("persona_country"):
+            mc = gc.groupby("scenario_id")["follow_culture"].mean().rename("m")
+            h = hr[(hr.participant_country == c) & (hr.question_type == q)].set_index("scenario_id")["h"]
+            j = pd.concat([mc, m0, h], axis=1, join="inner").dropna()
+            if j.empty:
+                continue
+            r = {"model": model, "persona_country": c, "frame": q, "n_items": len(j),
+                 "mae_no_persona": abs(j.m0.mean() - j.h.mean()), "mae_persona": abs(j.m.mean() - j.h.mean()),
+                 "mae_item_no_persona": (j.m0 - j.h).abs().mean(), "mae_item_persona": (j.m - j.h).abs().mean()}
+            rows.append(r)
+    out = pd.DataFrame(rows, columns=[c for c in cols if not c.startswith("delta")])
+    if out.empty:
+        return pd.DataFrame(columns=cols)
+    num = ["mae_no_persona", "mae_persona", "mae_item_no_persona", "mae_item_persona"]
+    avg = out.groupby(["model", "persona_country"]).agg(n_items=("n_items", "sum"), **{k: (k, "mean") for k in num})
+    out = pd.concat([out, avg.reset_index().assign(frame="avg")], ignore_index=True)
+    allm = out.groupby(["persona_country", "frame"]).agg(n_items=("n_items", "max"), **{k: (k, "mean") for k in num})
+    out = pd.concat([out, allm.reset_index().assign(model="all")], ignore_index=True)
+    out["delta"] = out["mae_persona"] - out["mae_no_persona"]
+    out["delta_item"] = out["mae_item_persona"] - out["mae_item_no_persona"]
+    return out[cols].sort_values(["model", "frame", "persona_country"], kind="stable").reset_index(drop=True)

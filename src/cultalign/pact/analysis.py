@@ -1,33 +1,97 @@
 """Section 4 / appendix B analyses: allow-preference rates per factor with
 bootstrap CIs and valid/UNKNOWN counts, chi-square tests with Cramer's V,
-demographic contrasts (younger - older, female - male) and region deltas.
+demographic contrasts (younger - older, female - male), region deltas, the
+actor-region x receiver-region rates (B.2) and the preference strength / theme
+bins (B.7).
+
+All rate tables count with ``count_rates_many`` (integer category codes and
+``np.bincount`` over combined codes, several factors per pass): at paper scale
+the decision table has ~11.5 million rows (bench/pact_aggregates.py).
 """
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pandas as pd
 
-from ..stats.association import bootstrap_rate_ci, chi_square_cramer
 from .behaviour import ALLOW, UNKNOWN
 
-FACTORS = ["model", "model_kind", "configuration", "preference_type", "preference_strength", "receiver_country",
-           "actor_country", "receiver_region", "actor_region", "actor_age", "actor_gender", "receiver_age",
-           "receiver_gender", "age_pair", "gender_pair", "relation", "source", "system_prompt", "demo_ablation"]
+FACTORS = ["model", "model_kind", "configuration", "preference_type", "preference_strength", "preference_theme",
+           "receiver_country", "actor_country", "receiver_region", "actor_region", "actor_age", "actor_gender",
+           "receiver_age", "receiver_gender", "age_pair", "gender_pair", "relation", "source", "system_prompt",
+           "demo_ablation"]
 
-# author-style keyword bins (appendix B.7 uses keyword-based analysis groupings)
+# Appendix B.7: keyword-based analysis bins of the personal preference text (author-defined
+# analysis aids, not gold labels; the paper does not publish its keyword lists, these are ours).
+# Keywords are regular-expression fragments matched at the start of a word ("diet" matches
+# "dietary"; "hands?\\b" matches "hand" but not "handshake"); the first bin that matches wins.
 STRENGTH_KEYWORDS = {
-    "strong": ("health", "diet", "allerg", "safety", "privacy", "private", "comfort", "pain", "religio", "vegetar",
-               "caffeine", "sleep", "hygien"),
-    "low_stakes": ("convenien", "faster", "quick", "easier", "time", "busy", "hand", "simple", "lazy"),
+    # health, diet, safety, privacy, bodily comfort
+    "strong": ("health", "diet", "allerg", "safe", "privacy", "private", "bod", "physical", "pain", "sick",
+               r"ill\b", "illness", "injur", "religio", "vegetar", "vegan", "halal", "kosher", "caffeine", "alcohol",
+               "sleep", "hygien", "germ"),
+    # convenience or minor comfort: the free hand, the faster option
+    "low_stakes": ("convenien", r"fast(?:er|est)?\b", "quick", "easier", "easy", "time", "busy", r"hands?\b",
+                   "simple", "lazy", "effort", "save", "saving", "efficien", "hurry"),
 }
+STRENGTH_LEVELS = ("low_stakes", "strong", "other")  # other: habitual, taste, style, communication
+THEME_KEYWORDS = {
+    "health/diet/safety": ("health", "diet", "allerg", "safe", "sick", r"ill\b", "illness", "injur", "pain",
+                           "vegetar", "vegan", "halal", "kosher", "caffeine", "alcohol", "sugar", "sleep", "hygien",
+                           "germ", "clean", "medic", "bod", "physical"),
+    "privacy/boundary/values": ("privacy", "private", "boundar", "personal space", "independen", "autonomy", "alone",
+                                "value", "belief", "religio", "ethic", "fair", "principle", "conscience", "equal"),
+    "social directness/communication": ("direct", "honest", "frank", "speak", "say", "talk", "communicat",
+                                        "express", "opinion", "feedback", "straightforward", "candid", "blunt",
+                                        "explain", "ask", "greet", "conversation", "word"),
+    "taste/style/identity": ("taste", "flavo", "style", "fashion", "wear", "dress", "cloth", r"colou?rs?\b",
+                             "music", "identity", "look", "appearance", "decor", "aesthetic", "spic", "sweet",
+                             "favo"),
+    "convenience/efficiency": ("convenien", r"fast(?:er|est)?\b", "quick", "easier", "easy", "efficien", "time",
+                               "busy", "simple", "practical", "save", "saving", "effort", "hurry", r"hands?\b"),
+    "comfort/habit": ("comfort", "habit", "used to", "usual", "routine", "familiar", "relax", "cozy", "casual",
+                      "always", "accustomed"),
+}
+THEME_LEVELS = (*THEME_KEYWORDS, "other")
+GENERATION_TYPES = ("convenience", "habit", "value_style")  # section 3.2: the buckets preferences are built in
+
+
+def _keyword_patterns(table: dict[str, tuple[str, ...]]) -> list[tuple[str, re.Pattern]]:
+    return [(label, re.compile(r"\b(?:" + "|".join(keys) + ")", re.I)) for label, keys in table.items()]
+
+
+_STRENGTH_RE = _keyword_patterns(STRENGTH_KEYWORDS)
+_THEME_RE = _keyword_patterns(THEME_KEYWORDS)
+
+
+def _first_bin(text, patterns) -> str:
+    low = "" if text is None or (isinstance(text, float) and np.isnan(text)) else str(text)
+    for label, pat in patterns:
+        if pat.search(low):
+            return label
+    return "other"
 
 
 def preference_strength(text: str) -> str:
-    low = str(text).lower()
-    for label, keys in STRENGTH_KEYWORDS.items():
-        if any(k in low for k in keys):
-            return label
-    return "other"
+    """low_stakes / strong / other (appendix B.7, table 9)."""
+    return _first_bin(text, _STRENGTH_RE)
+
+
+def preference_theme(text: str) -> str:
+    """One of the six thematic bins of appendix B.7 (table 10), or other."""
+    return _first_bin(text, _THEME_RE)
+
+
+def add_preference_bins(d: pd.DataFrame) -> pd.DataFrame:
+    """preference_strength and preference_theme columns from the preference text (each distinct
+    text classified once)."""
+    texts = d["personal_preference"]
+    uniq = pd.unique(texts)
+    d["preference_strength"] = texts.map(dict(zip(uniq, map(preference_strength, uniq))))
+    d["preference_theme"] = texts.map(dict(zip(uniq, map(preference_theme, uniq))))
+    return d
 
 
 def decisions_table(conds: pd.DataFrame, gen: pd.DataFrame, model: str, model_kind: str,
@@ -41,16 +105,13 @@ def decisions_table(conds: pd.DataFrame, gen: pd.DataFrame, model: str, model_ki
     d["allow"] = (d["decision"] == ALLOW).astype(float).where(d["decision"] != UNKNOWN)
     d["age_pair"] = d["actor_age"] + "->" + d["receiver_age"]
     d["gender_pair"] = d["actor_gender"] + "->" + d["receiver_gender"]
-    d["preference_strength"] = d["personal_preference"].map(preference_strength)
-    return d
+    return add_preference_bins(d)
 
 
 def binomial_bootstrap_ci(k: int, n: int, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap CI of a rate of k successes in n 0/1 outcomes.  Resampling n
     outcomes with replacement gives Binomial(n, k/n) successes, so this equals the
     resampling bootstrap without materialising the resamples (paper scale: millions of rows)."""
-    import numpy as np
-
     if n == 0:
         return (float("nan"), float("nan"))
     draws = np.random.default_rng(seed).binomial(n, k / n, size=n_boot) / n
@@ -61,10 +122,9 @@ def binomial_bootstrap_ci(k: int, n: int, n_boot: int, seed: int, level: float =
 def rates_by(d: pd.DataFrame, factors, n_boot: int, seed: int) -> pd.DataFrame:
     """Allow-preference rate per level of each factor (valid decisions), with CI and counts."""
     rows = []
-    for f in factors:
-        if f not in d.columns:
-            continue
-        c = count_rates(d, [f])
+    factors = [f for f in factors if f in d.columns]
+    counted = count_rates_many(d, [[f] for f in factors])
+    for f, c in zip(factors, counted):
         prob = (1 - d["p_follow_culture"]).groupby(d[f]).mean() if "p_follow_culture" in d.columns else None
         for r in c.itertuples(index=False):
             level = getattr(r, f) if f.isidentifier() else r[0]
@@ -78,19 +138,23 @@ def rates_by(d: pd.DataFrame, factors, n_boot: int, seed: int) -> pd.DataFrame:
 
 
 def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int) -> pd.DataFrame:
-    """Rates per model x (configuration / kind ...) for figures 3 and 4."""
+    """Rates per model x (configuration / kind ...) for figures 3 and 4, with binomial bootstrap
+    CIs (``binomial_bootstrap_ci``: the resampling bootstrap of 0/1 outcomes without
+    materialising n_boot x n resamples, which at paper scale is gigabytes per group)."""
+    keys = ["model", *by]
+    cols = [*keys, "n", "n_valid", "n_unknown", "allow_rate", "ci_low", "ci_high"]
+    t = count_rates(d, keys).sort_values(keys, kind="stable", na_position="last")
     rows = []
-    for keys, g in d.groupby(["model", *by], dropna=False):
-        keys = keys if isinstance(keys, tuple) else (keys,)
-        valid = g["allow"].dropna()
-        lo, hi = bootstrap_rate_ci(valid.to_numpy(), n_boot=n_boot, seed=seed)
-        rows.append({**dict(zip(["model", *by], keys)), "n": len(g), "n_valid": len(valid),
-                     "n_unknown": int((g["decision"] == UNKNOWN).sum()),
-                     "allow_rate": valid.mean() if len(valid) else float("nan"), "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame(rows)
+    for r in t.itertuples(index=False):
+        lo, hi = binomial_bootstrap_ci(int(r.n_allow), int(r.n_valid), n_boot, seed)
+        rows.append({**{k: v for k, v in zip(keys, r[:len(keys)])}, "n": int(r.n), "n_valid": int(r.n_valid),
+                     "n_unknown": int(r.n - r.n_valid), "allow_rate": r.allow_rate, "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows, columns=cols)
 
 
 def chi_square_table(d: pd.DataFrame, factors) -> pd.DataFrame:
+    from ..stats.association import chi_square_cramer
+
     valid = d[d["decision"] != UNKNOWN]
     rows = [chi_square_cramer(valid, f, "decision") for f in factors if f in valid.columns]
     return pd.DataFrame(rows)
@@ -130,29 +194,177 @@ def region_deltas(d: pd.DataFrame) -> pd.DataFrame:
     return out.rename(columns={"receiver_region": "region"})
 
 
-def count_rates(d: pd.DataFrame, keys: list[str], decision: str = "decision") -> pd.DataFrame:
-    """n, n_valid, n_allow and allow_rate per level of ``keys`` with one integer ``np.bincount``
-    over combined category codes (the paper-scale aggregation: tens of millions of decisions)."""
-    import numpy as np
+def region_pair_rates(d: pd.DataFrame) -> pd.DataFrame:
+    """Appendix B.2: allow-preference rate (valid decisions) per actor region x receiver region,
+    per model and over all models ("all"), for all sources pooled and per source ("all" /
+    normad / cultureatlas).  Cells with no decision are absent."""
+    keys = ["actor_region", "receiver_region"]
+    has_src = "source" in d.columns
+    sets = [keys, ["model", *keys]] + ([["source", *keys], ["model", "source", *keys]] if has_src else [])
+    parts = []
+    for ks, t in zip(sets, count_rates_many(d, sets)):
+        t = t.copy()
+        if "model" not in ks:
+            t["model"] = "all"
+        if "source" not in ks:
+            t["source"] = "all"
+        parts.append(t)
+    out = pd.concat(parts, ignore_index=True)
+    out["n_unknown"] = out["n"] - out["n_valid"]
+    cols = ["model", "source", *keys, "n", "n_valid", "n_unknown", "n_allow", "allow_rate"]
+    return out[cols].sort_values(["model", "source", *keys], kind="stable").reset_index(drop=True)
 
-    dec = d[decision]
-    dec = dec if isinstance(dec.dtype, pd.CategoricalDtype) else dec.astype("category")
-    cats = list(dec.cat.categories)
-    nd = len(cats)
-    codes = dec.cat.codes.to_numpy().astype(np.intp)
-    levels, mult = [], nd
-    for k in keys:
-        col = d[k] if isinstance(d[k].dtype, pd.CategoricalDtype) else d[k].astype("category")
-        codes += col.cat.codes.to_numpy() * np.intp(mult)
-        mult *= len(col.cat.categories)
-        levels.append(col.cat.categories)
-    table = np.bincount(codes, minlength=mult).reshape(-1, nd)  # rows: key combinations (first key fastest)
+
+def _full_demo(d: pd.DataFrame) -> pd.DataFrame:
+    """Appendix B.7 uses the full-demographics setting only (no demographic-ablation confound)."""
+    return d[d["demo_ablation"] == "full_demo"] if "demo_ablation" in d.columns else d
+
+
+def preference_bins(d: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Appendix B.7 / tables 9 and 10 (and the section 3.2 generation buckets): allow-preference
+    rate per preference bin, per model and pooled over models ("all": the weighted average
+    across models, each model weighted by its valid decisions), full_demo setting only.
+
+    grouping: ``strength`` (low_stakes / strong / other), ``theme`` (six thematic bins + other),
+    ``generation_type`` (convenience / habit / value_style, the bucket the preference was
+    built in; absent when the table has no preference_type column)."""
+    d = _full_demo(d)
+    if "preference_strength" not in d.columns or "preference_theme" not in d.columns:
+        d = add_preference_bins(d.copy())
+    groups = [("strength", "preference_strength", STRENGTH_LEVELS), ("theme", "preference_theme", THEME_LEVELS)]
+    if "preference_type" in d.columns:
+        groups.append(("generation_type", "preference_type", GENERATION_TYPES))
+    sets = [ks for _, col, _ in groups for ks in ([col], ["model", col])]
+    tables = count_rates_many(d, sets)
+    rows = []
+    for gi, (grouping, col, order) in enumerate(groups):
+        pooled, per_model = tables[2 * gi], tables[2 * gi + 1]
+        for model, t in [("all", pooled), *((m, g) for m, g in per_model.groupby("model", sort=True))]:
+            rank = {lv: i for i, lv in enumerate(order)}
+            t = t.assign(_o=t[col].map(lambda v: rank.get(v, len(rank)))).sort_values(["_o", col], kind="stable")
+            for r in t.itertuples(index=False):
+                lv = getattr(r, col)
+                k, n_valid = int(r.n_allow), int(r.n_valid)
+                lo, hi = binomial_bootstrap_ci(k, n_valid, n_boot, seed)
+                rows.append({"grouping": grouping, "model": model, "level": lv, "n": int(r.n), "n_valid": n_valid,
+                             "n_unknown": int(r.n) - n_valid, "n_allow": k, "allow_rate": r.allow_rate,
+                             "ci_low": lo, "ci_high": hi})
+    cols = ["grouping", "model", "level", "n", "n_valid", "n_unknown", "n_allow", "allow_rate", "ci_low", "ci_high"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def strength_by_country(d: pd.DataFrame) -> pd.DataFrame:
+    """Appendix B.7 / table 11: allow-preference rate per receiver country x preference strength
+    (all models pooled, full_demo), wide: one row per country, one rate and one valid count per
+    strength level, and the spread (strong - low_stakes, in pp) the paper groups countries by."""
+    d = _full_demo(d)
+    if "preference_strength" not in d.columns:
+        d = add_preference_bins(d.copy())
+    cols = ["receiver_country", *[f"allow_rate_{s}" for s in STRENGTH_LEVELS],
+            *[f"n_valid_{s}" for s in STRENGTH_LEVELS], "strong_minus_low_stakes_pp"]
+    if not len(d):
+        return pd.DataFrame(columns=cols)
+    t = count_rates(d, ["receiver_country", "preference_strength"])
+    rate = t.pivot(index="receiver_country", columns="preference_strength", values="allow_rate")
+    nv = t.pivot(index="receiver_country", columns="preference_strength", values="n_valid")
+    rate = rate.reindex(columns=list(STRENGTH_LEVELS))
+    nv = nv.reindex(columns=list(STRENGTH_LEVELS)).fillna(0).astype(int)
+    out = pd.concat([rate.add_prefix("allow_rate_"), nv.add_prefix("n_valid_")], axis=1)
+    out["strong_minus_low_stakes_pp"] = 100 * (out["allow_rate_strong"] - out["allow_rate_low_stakes"])
+    out.columns.name = None
+    return out.reset_index()[cols]
+
+
+def _codes(col: pd.Series) -> tuple[np.ndarray, pd.Index, bool]:
+    """Category codes of a column (categorised once if it is not categorical), its levels, and
+    whether it has missing values (code -1, counted as one extra NaN level)."""
+    c = col if isinstance(col.dtype, pd.CategoricalDtype) else col.astype("category")
+    codes = c.cat.codes.to_numpy()
+    return codes, c.cat.categories, bool((codes < 0).any())
+
+
+def _pack(key_sets: list[list[str]], sizes: dict[str, int], max_bins: int) -> list[list[str]]:
+    """Greedy packing of the key sets' columns into joint groups whose count table
+    (product of level counts) stays within ``max_bins``; one bincount pass per group."""
+    groups: list[list[str]] = []
+    for ks in key_sets:
+        for g in groups:
+            extra = [k for k in ks if k not in g]
+            if int(np.prod([sizes[k] for k in g + extra], dtype=np.float64)) <= max_bins:
+                g.extend(extra)
+                break
+        else:
+            groups.append(list(dict.fromkeys(ks)))
+    return groups
+
+
+def count_rates_many(d: pd.DataFrame, key_sets: list[list[str]], decision: str = "decision",
+                     max_bins: int = 1 << 16, chunk: int = 1 << 18) -> list[pd.DataFrame]:
+    """``count_rates`` for several key sets in few passes over the rows.
+
+    Every column is turned into integer category codes once.  The key columns are packed into
+    groups whose joint table (levels x decision categories) has at most ``max_bins`` cells; for
+    each group one ``np.bincount`` over combined codes, run in cache-sized chunks of rows (no
+    row-length temporaries), fills the joint count table, and each key set's table is a
+    marginal sum of it.  Counts are exact integers, identical to a group-by.  Missing key
+    values form their own level (NaN), as in ``groupby(dropna=False)``; a missing decision is
+    an error."""
+    key_sets = [list(ks) for ks in key_sets]
+    for ks in key_sets:
+        if not ks or len(set(ks)) != len(ks):
+            raise ValueError(f"key set {ks!r}: need one or more distinct columns")
+        for k in [*ks, decision]:
+            if k not in d.columns:
+                raise KeyError(f"count_rates: no column {k!r} in the decision table")
+    dec, dcats, dmiss = _codes(d[decision])
+    if dmiss:
+        raise ValueError(f"count_rates: {int((dec < 0).sum())} rows have no value in column {decision!r}")
+    cats = list(dcats)
+    nd = max(len(cats), 1)
+    codes, levels, sizes = {}, {}, {}
+    for k in dict.fromkeys(k for ks in key_sets for k in ks):
+        c, lv, miss = _codes(d[k])
+        if miss:  # NaN as the last level
+            c = np.where(c < 0, len(lv), c).astype(np.int32)
+            lv = lv.append(pd.Index([np.nan]))
+        codes[k], levels[k], sizes[k] = c, lv, max(len(lv), 1)
+    groups = _pack(key_sets, sizes, max(max_bins // nd, 1))
+    joint = []
+    n = len(d)
+    for g in groups:
+        strides, m = [], nd
+        for k in g:
+            strides.append(m)
+            m *= sizes[k]
+        counts = np.zeros(m, dtype=np.int64)
+        for s in range(0, n, chunk):
+            code = dec[s:s + chunk].astype(np.intp)
+            for k, st in zip(g, strides):
+                code += codes[k][s:s + chunk] * np.intp(st)
+            counts += np.bincount(code, minlength=m)
+        # axes in reverse order of strides: last key slowest ... decision fastest
+        joint.append(counts.reshape([sizes[k] for k in reversed(g)] + [nd]))
+    out = []
+    for ks in key_sets:
+        gi = next(i for i, g in enumerate(groups) if all(k in g for k in ks))
+        g = list(reversed(groups[gi]))  # axis order of the joint table
+        t = joint[gi].sum(axis=tuple(i for i, k in enumerate(g) if k not in ks))
+        kept = [k for k in g if k in ks]
+        # to axes (last key, ..., first key, decision): rows with the first key fastest
+        t = np.transpose(t, [kept.index(k) for k in reversed(ks)] + [len(ks)]).reshape(-1, nd)
+        out.append(_rates_frame(t, ks, [levels[k] for k in ks], cats))
+    return out
+
+
+def _rates_frame(table: np.ndarray, keys: list[str], levels: list, cats: list) -> pd.DataFrame:
+    """Rows of the present key combinations of a count table (rows: combinations, first key
+    fastest; columns: decision categories)."""
     n = table.sum(axis=1)
     present = np.nonzero(n)[0]
     res = {}
     rem = present.copy()
     for k, lv in zip(keys, levels):
-        res[k] = np.asarray(lv)[rem % len(lv)]
+        res[k] = np.asarray(lv, dtype=object if lv.hasnans else None)[rem % len(lv)]
         rem = rem // len(lv)
     out = pd.DataFrame(res)
     out["n"] = n[present]
@@ -162,3 +374,9 @@ def count_rates(d: pd.DataFrame, keys: list[str], decision: str = "decision") ->
     with np.errstate(invalid="ignore", divide="ignore"):
         out["allow_rate"] = out["n_allow"] / out["n_valid"]
     return out
+
+
+def count_rates(d: pd.DataFrame, keys: list[str], decision: str = "decision") -> pd.DataFrame:
+    """n, n_valid, n_allow and allow_rate per level of ``keys`` with integer ``np.bincount``
+    over combined category codes (the paper-scale aggregation: tens of millions of decisions)."""
+    return count_rates_many(d, [keys], decision)[0]

@@ -107,3 +107,106 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool) -> None:
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
+
+
+def _paired_bars(ax, labels, a, b, la, lb, title, ylabel):
+    x = np.arange(len(labels))
+    ax.bar(x - 0.2, a, 0.4, label=la, color="tab:gray")
+    ax.bar(x + 0.2, b, 0.4, label=lb, color="tab:orange")
+    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
+    ax.set_title(title, fontsize=9)
+    ax.set_ylabel(ylabel, fontsize=8)
+    ax.axhline(0, color="black", lw=0.5)
+    ax.legend(fontsize=7)
+
+
+def figure15(effects: pd.DataFrame, out: str, synthetic: bool) -> None:
+    """Appendix F.4 / figure 15: rate-alignment MAE and norm-personal gap, no persona vs persona,
+    per model (frame average, main prompt format)."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    e = effects[effects.frame == "avg"]
+    for ax, metric, title, ylabel in (
+            (axes[0], "rate_gap_aggregate", "A: rate-alignment MAE (|mean m - mean h|)", "MAE"),
+            (axes[1], "rate_mae_item", "B: item-level MAE (mean |m_i - h_i|)", "MAE"),
+            (axes[2], "norm_personal_gap", "C: model norm-personal gap (p_pers - p_norm)", "gap")):
+        g = e[e.metric == metric].sort_values("model")
+        _paired_bars(ax, g["model"].tolist(), g["no_persona"].fillna(0), g["persona"].fillna(0),
+                     "no persona", "persona", title, ylabel)
+        for k, (a, b) in enumerate(zip(g["no_persona"], g["persona"])):
+            if pd.notna(a) and pd.notna(b):
+                ax.text(k, max(a, b, 0), f"{b - a:+.3f}", ha="center", va="bottom", fontsize=7)
+    fig.suptitle("Figure 15: persona vs no-persona (label: persona - no persona)"
+                 + (f" ({SYN})" if synthetic else ""), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def figure16(country: pd.DataFrame, out: str, synthetic: bool) -> None:
+    """Appendix F.4 / figure 16: persona - no-persona rate-alignment MAE per persona country,
+    averaged across models (bars) with each model's value (points); below 0 = persona helps."""
+    fig, ax = plt.subplots(figsize=(7, 3.8))
+    c = country[country.frame == "avg"]
+    allm = c[c.model == "all"].sort_values("delta")
+    countries = allm["persona_country"].tolist()
+    x = np.arange(len(countries))
+    ax.bar(x, allm["delta"], color=["mediumseagreen" if v < 0 else "salmon" for v in allm["delta"]],
+           label="mean over models")
+    models = sorted(m for m in c["model"].unique() if m != "all")
+    for j, m in enumerate(models):
+        g = c[c.model == m].set_index("persona_country").reindex(countries)
+        ax.scatter(x + (j - (len(models) - 1) / 2) * 0.08, g["delta"], s=14, zorder=3, label=m)
+    ax.set_xticks(x, countries, rotation=30, ha="right", fontsize=8)
+    ax.axhline(0, color="black", lw=0.5)
+    ax.set_ylabel("MAE(persona) - MAE(no persona)", fontsize=8)
+    ax.legend(fontsize=7)
+    if not countries:
+        ax.text(0.5, 0.5, "no persona country with human responses", transform=ax.transAxes, ha="center")
+    ax.set_title("Figure 16: persona vs no-persona rate-alignment MAE by persona country"
+                 + (f"\n({SYN})" if synthetic else ""), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+
+
+def _heat(ax, t: pd.DataFrame, rows, cols, title):
+    m = t.pivot(index="actor_region", columns="receiver_region", values="allow_rate").reindex(index=rows,
+                                                                                              columns=cols)
+    im = ax.imshow(np.ma.masked_invalid(m.to_numpy(dtype=float)), vmin=0, vmax=1, cmap="viridis")
+    ax.set_facecolor("lightgray")
+    ax.set_xticks(np.arange(len(cols)), cols, rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(np.arange(len(rows)), rows, fontsize=7)
+    ax.set_title(title, fontsize=8)
+    for (i, j), v in np.ndenumerate(m.to_numpy(dtype=float)):
+        if not np.isnan(v):
+            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
+                    color="white" if v < 0.5 else "black")
+    if m.isna().all().all():
+        ax.text(0.5, 0.5, "no decisions", transform=ax.transAxes, ha="center", va="center", fontsize=7)
+    return im
+
+
+def region_heatmap(pairs: pd.DataFrame, out: str, regions, focus=("N. Am./W. Eur.", "MENA")) -> None:
+    """Appendix B.2: allow-preference rate (valid decisions) by actor region (rows) x receiver
+    region (columns), one panel per model (all sources pooled); below, the Western/MENA 2x2
+    focus panel of each model.  Grey = no decisions in the cell."""
+    p = pairs[pairs.source == "all"]
+    models = sorted(m for m in p["model"].unique() if m != "all")
+    facets = models + (["all"] if len(models) > 1 else [])
+    present = set(p["actor_region"]) | set(p["receiver_region"])
+    regs = [r for r in regions if r in present] + sorted(present - set(regions))
+    n = max(len(facets), 1)
+    fig, axes = plt.subplots(2, n, figsize=(4.2 * n, 7.5), squeeze=False,
+                             gridspec_kw={"height_ratios": [2.2, 1]})
+    im = None
+    for k, m in enumerate(facets):
+        t = p[p.model == m]
+        im = _heat(axes[0, k], t, regs, regs, f"{m}" if m != "all" else "all models (pooled)")
+        _heat(axes[1, k], t, list(focus), list(focus), f"{m}: Western/MENA")
+        axes[0, k].set_xlabel("receiver region", fontsize=7)
+        axes[0, k].set_ylabel("actor region", fontsize=7)
+    if im is not None:
+        fig.colorbar(im, ax=axes[0, :].tolist(), shrink=0.8, label="allow-preference rate")
+    fig.suptitle("Appendix B.2: allow-preference rate by actor region x receiver region", fontsize=9)
+    fig.savefig(out, bbox_inches="tight")
+    plt.close(fig)
