@@ -13,7 +13,9 @@ cache for each arm so that both arms are cold):
   workflow has made them) + a SYNTHETIC set written here (Danish dilemmas,
   each with reference actions, paraphrases of some of them and unrelated
   actions as candidates);
-  * exhaustive: every pair judged; * prefiltered: only the kept pairs;
+  * exhaustive: every pair judged; * prefiltered: only the kept pairs
+  (both arms with the identical-action rule of the configured judge: identical
+  actions match without a judge call);
   reported: judge calls, wall time, and the recall of the exhaustive
   matches (M = 1) that the prefilter keeps.
 Part B, prefilter only (embeddings, no judge) on a larger SYNTHETIC set of
@@ -198,7 +200,8 @@ def main() -> None:
             ex, pf_ = arms["exhaustive"]["out"], arms["prefiltered"]["out"]
             key = ["dilemma_id", "solution_cand", "solution_ref"]
             ex_matches = set(map(tuple, ex.loc[ex["match"] == 1, key].to_numpy().tolist()))
-            kept = set(map(tuple, pf_.loc[pf_["judged"], key].to_numpy().tolist()))
+            # kept by the prefilter: judged, or decided by the identical-action rule
+            kept = set(map(tuple, pf_.loc[pf_["decision"] != "prefilter_reject", key].to_numpy().tolist()))
             pf_matches = set(map(tuple, pf_.loc[pf_["match"] == 1, key].to_numpy().tolist()))
             row = {"pairs": len(pairs), "exhaustive_matches": len(ex_matches),
                    "recall_of_exhaustive_matches_kept": (len(ex_matches & kept) / len(ex_matches)

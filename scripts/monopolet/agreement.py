@@ -22,13 +22,14 @@ for path in snakemake.input.matchings:
     s = summarise(d)
     s.update({"comparison": comp, "candidate": cand, "reference": ref, "pairs": len(pairs),
               "judged_pairs": int(judged.sum()),
+              "identical_pairs": int((pairs["decision"] == "identical").sum()) if len(pairs) else 0,
               "valid": int((pairs["valid"].astype(bool) & judged).sum()) if len(pairs) else 0,
               "invalid": int((~pairs["valid"].astype(bool)).sum()) if len(pairs) else 0,
               "cand_extraction_invalid": int((~sol[cand]["valid"].astype(bool)).sum()),
               "ref_extraction_invalid": int((~sol[ref]["valid"].astype(bool)).sum())})
     summ.append(s)
 cols = ["comparison", "candidate", "reference", "n_dilemmas", "n_dilemmas_eaa_defined", "SAA", "EAA", "AVG", "pairs",
-        "judged_pairs", "valid", "invalid", "cand_extraction_invalid", "ref_extraction_invalid"]
+        "judged_pairs", "identical_pairs", "valid", "invalid", "cand_extraction_invalid", "ref_extraction_invalid"]
 summary = pd.DataFrame(summ, columns=cols)
 summary.to_csv(snakemake.output.summary, sep="\t", index=False)
 pd.concat(per, ignore_index=True).to_csv(snakemake.output.per_dilemma, sep="\t", index=False)

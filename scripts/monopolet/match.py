@@ -1,8 +1,8 @@
 import time
 
 from cultalign.monopolet.embeddings import load_embeddings
-from cultalign.monopolet.matching import JudgeSettings, candidate_pairs, judge_pairs, prefilter
-from cultalign.monopolet.prompts import template_hashes
+from cultalign.monopolet.matching import (JudgeSettings, candidate_pairs, decision_counts, judge_pairs, prefilter,
+                                          prompt_hashes)
 from cultalign.monopolet.shards import read_tsv, select
 from cultalign.monopolet.solutions_io import explode
 from cultalign.provenance import write_sidecar
@@ -24,10 +24,15 @@ out = judge_pairs(client, pairs, dict(zip(dilemmas["dilemma_id"], dilemmas["dile
                   cfg["seed"], max_attempts=cfg["retry"]["max_attempts"])
 out.insert(0, "comparison", snakemake.wildcards.comparison)
 out.to_csv(snakemake.output[0], sep="\t", index=False)
-counts = {"pairs": len(out), "judged": int(out["judged"].sum()), "skipped_by_prefilter": int((~out["judged"]).sum()),
+decided = decision_counts(out)  # identical / prefilter_reject / judge
+counts = {"pairs": len(out), "judged": decided["judge"], "identical": decided["identical"],
+          "skipped_by_prefilter": decided["prefilter_reject"],
           "valid": int((out["valid"] & out["judged"]).sum()), "invalid": int((~out["valid"]).sum()),
-          "matches": int(out["match"].sum())}
+          "matches": int(out["match"].sum()), "judge_matches": int(out.loc[out["judged"], "match"].sum())}
 write_sidecar(snakemake.output[0], config=cfg, client=client, seed=cfg["seed"],
-              prompt_templates=template_hashes("judge_match"), counts=counts,
+              prompt_templates=prompt_hashes(), counts=counts,
               extra={"wall_seconds": round(time.perf_counter() - t0, 2)})
+log.info("pairs decided: %d identical (match, no judge call), %d rejected by the prefilter, %d judged "
+         "(%d matches, %d invalid)", decided["identical"], decided["prefilter_reject"], decided["judge"],
+         counts["judge_matches"], counts["invalid"])
 log.info("%s %s", counts, client.stats)

@@ -7,19 +7,34 @@ The judge costs one request per pair.  An embedding prefilter skips pairs
 that cannot match: a pair is judged when the cosine similarity of the two
 actions reaches ``min_similarity`` or the reference is among the candidate's
 ``top_k`` most similar; skipped pairs count as M = 0 (``judged=False``).
+
+Before both, a deterministic rule: a pair whose two actions are the same text
+after normalisation (``normalise_action``: Unicode NFKC, casefold,
+punctuation removed, whitespace collapsed) is the same solution by every
+component rule, so it is a match without a judge call.  Stance plays no part
+in M (the paper's matching ignores it; SAA/EAA split matched pairs by
+stance), so the rule ignores it too.  ``decision`` records how each pair was
+decided: ``identical``, ``prefilter_reject`` or ``judge``.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ..models import ChatRequest, SamplingParams
-from .prompts import render
+from ..provenance import text_hash
+from .prompts import PROMPT_DIR, render, template_hashes
 
 RULES = ("order", "semantics", "conditions", "entities")
+DECISIONS = ("identical", "prefilter_reject", "judge")
+EXAMPLES_FILE = "judge_match_examples.json"
+_SPACE = re.compile(r"\s+")
 
 
 @dataclass
@@ -31,9 +46,11 @@ class PrefilterSettings:
 
 @dataclass
 class JudgeSettings:
-    max_new_tokens: int = 200
-    max_reason_chars: int = 160
+    max_new_tokens: int = 224
+    max_reason_chars: int = 60
     temperature: float = 0.0
+    identical_shortcut: bool = True
+    few_shot: bool = False
     prefilter: PrefilterSettings = field(default_factory=PrefilterSettings)
 
     @classmethod
@@ -43,11 +60,66 @@ class JudgeSettings:
 
 
 def judge_schema(s: JudgeSettings) -> dict:
-    rule = {"type": "object", "additionalProperties": False, "required": ["reasoning", "violated"],
+    """One object per rule, in the order of RULES; in each, the reasoning comes
+    before the verdict ``holds`` (the table stores ``<rule>_violated`` = not holds)."""
+    rule = {"type": "object", "additionalProperties": False, "required": ["reasoning", "holds"],
             "properties": {"reasoning": {"type": "string", "maxLength": s.max_reason_chars},
-                           "violated": {"type": "boolean"}}}
+                           "holds": {"type": "boolean"}}}
     return {"type": "object", "additionalProperties": False, "required": list(RULES),
             "properties": {r: rule for r in RULES}}
+
+
+def judge_examples(s: JudgeSettings) -> list[dict]:
+    """The worked examples (prompts/judge_match_examples.json), checked against the judge schema."""
+    import jsonschema
+
+    ex = json.loads((PROMPT_DIR / EXAMPLES_FILE).read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(judge_schema(s))
+    for k, e in enumerate(ex):
+        err = next(iter(validator.iter_errors(e["answer"])), None)
+        if err is not None:
+            raise ValueError(f"{EXAMPLES_FILE}[{k}].answer: {err.message} (monopolet.judge.max_reason_chars="
+                             f"{s.max_reason_chars})")
+    return ex
+
+
+def judge_messages(dilemma: str, candidate: str, reference: str, s: JudgeSettings) -> list[dict]:
+    """The chat: with ``few_shot``, each worked example as a user turn and the
+    assistant's JSON answer, then the pair to judge."""
+    msgs = []
+    if s.few_shot:
+        for e in judge_examples(s):
+            msgs.append({"role": "user", "content": render("judge_match", dilemma=e["dilemma"],
+                                                           candidate=e["candidate"], reference=e["reference"])})
+            msgs.append({"role": "assistant", "content": json.dumps(e["answer"], ensure_ascii=False,
+                                                                    separators=(",", ":"))})
+    msgs.append({"role": "user", "content": render("judge_match", dilemma=dilemma, candidate=candidate,
+                                                   reference=reference)})
+    return msgs
+
+
+def prompt_hashes() -> dict[str, str]:
+    """Provenance of the judge prompt: the template and the worked examples."""
+    return {**template_hashes("judge_match"),
+            "judge_match_examples": text_hash((PROMPT_DIR / EXAMPLES_FILE).read_text(encoding="utf-8"))}
+
+
+def normalise_action(text: str) -> str:
+    """Casefolded action text without punctuation and with single spaces
+    (Unicode NFKC first, so e.g. non-breaking spaces and ligatures compare equal).
+    A missing action (None / NaN, as an empty TSV cell reads) is the empty string."""
+    if text is None or (isinstance(text, float) and np.isnan(text)):
+        return ""
+    t = unicodedata.normalize("NFKC", str(text)).casefold()
+    t = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in t)
+    return _SPACE.sub(" ", t).strip()
+
+
+def identical_actions(cand: pd.Series, ref: pd.Series) -> pd.Series:
+    """True where the two actions are the same text after ``normalise_action`` (and not empty)."""
+    a = cand.map(normalise_action)
+    b = ref.map(normalise_action)
+    return pd.Series((a == b) & (a != ""), index=cand.index, dtype=bool)
 
 
 def candidate_pairs(cand: pd.DataFrame, ref: pd.DataFrame) -> pd.DataFrame:
@@ -75,22 +147,38 @@ def prefilter(pairs: pd.DataFrame, embedder, s: PrefilterSettings) -> pd.DataFra
 
 def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeSettings, seed: int,
                 max_attempts: int = 3) -> pd.DataFrame:
+    """M per pair.  ``pairs`` carries the prefilter's ``judge`` column.  Identical
+    actions (``identical_actions``, when ``s.identical_shortcut``) match without a
+    judge call; pairs the prefilter skipped are M = 0; the rest go to the judge.
+    Columns added: ``<rule>_violated`` (judged pairs only), ``valid``, ``match``,
+    ``judged`` (sent to the judge model) and ``decision``."""
     out = pairs.copy()
     for r in RULES:
         out[f"{r}_violated"] = pd.array([pd.NA] * len(out), dtype="boolean")
     out["valid"] = True
     out["match"] = 0
-    idx = out.index[out["judge"]].tolist()
+    same = identical_actions(out["action_cand"], out["action_ref"]) if s.identical_shortcut and len(out) \
+        else pd.Series(False, index=out.index)
+    out["decision"] = "judge"
+    out.loc[~out["judge"].astype(bool), "decision"] = "prefilter_reject"
+    out.loc[same, "decision"] = "identical"
+    out.loc[same, "match"] = 1
+    idx = out.index[out["decision"] == "judge"].tolist()
     params = SamplingParams(temperature=s.temperature, max_new_tokens=s.max_new_tokens, seed=seed)
-    reqs = [ChatRequest.make(render("judge_match", dilemma=dilemmas.get(out.at[i, "dilemma_id"], ""),
-                                    candidate=out.at[i, "action_cand"], reference=out.at[i, "action_ref"]), params)
-            for i in idx]
+    reqs = [ChatRequest.make(judge_messages(dilemmas.get(out.at[i, "dilemma_id"], ""), out.at[i, "action_cand"],
+                                            out.at[i, "action_ref"], s), params) for i in idx]
     res = client.generate_json(reqs, judge_schema(s), max_attempts=max_attempts) if reqs else []
     for i, r in zip(idx, res):
         out.at[i, "valid"] = r.valid
         if r.valid:
             for rule in RULES:
-                out.at[i, f"{rule}_violated"] = bool(r.value[rule]["violated"])
-            out.at[i, "match"] = int(not any(r.value[rule]["violated"] for rule in RULES))
-    out["judged"] = out["judge"]
+                out.at[i, f"{rule}_violated"] = not r.value[rule]["holds"]
+            out.at[i, "match"] = int(all(r.value[rule]["holds"] for rule in RULES))
+    out["judged"] = out["decision"] == "judge"
     return out.drop(columns=["judge"])
+
+
+def decision_counts(out: pd.DataFrame) -> dict[str, int]:
+    """How the pairs of a ``judge_pairs`` table were decided (every decision, zeros included)."""
+    vc = out["decision"].value_counts() if len(out) else {}
+    return {d: int(vc.get(d, 0)) for d in DECISIONS}
