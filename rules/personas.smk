@@ -7,6 +7,7 @@
 include: "personas_common.smk"
 include: "personas_generate.smk"
 include: "personas_eval.smk"
+include: "personas_release.smk"
 
 
 STUDY_TARGETS["personas"] = (

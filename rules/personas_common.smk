@@ -179,3 +179,42 @@ P_FIGURES = [
     "fig11_oeg_models",
     "fig12_priming_all",
 ]
+
+
+# real-data run on the published release (rules/personas_release.smk)
+P_REL = PCFG["release_eval"]
+P_REL_COUNTRIES = P_REL["countries"]
+
+
+def personas_release_checked(wildcards):
+    """The release folder, after checking it holds every file the run reads (fails naming the config key)."""
+    from cultalign.personas.release_eval import check_release
+
+    codes = [PCFG["countries"][c]["release_code"] for c in P_REL_COUNTRIES]
+    files = [b["file"] for b in P_REL["baselines"].values()]
+    return str(check_release(PCFG["release"]["path"], codes, files))
+
+
+def personas_release_eval_inputs(wildcards):
+    return {
+        "itemtable": f"results/personas/release/items/{wildcards.country}.tsv",
+        "release": personas_release_checked(wildcards),
+        "weights": model_dir(wildcards.model),
+    }
+
+
+def personas_release_outputs(kind):
+    return expand(
+        "results/personas/release/{model}/{kind}/{country}.{part}",
+        model=P_MODELS,
+        kind=kind,
+        country=P_REL_COUNTRIES,
+        part=["tsv", "cells.tsv", "job.json"],
+    )
+
+
+def personas_release_summary_inputs(wildcards):
+    return {
+        "mcs": personas_release_outputs("mcs"),
+        "oeg": personas_release_outputs("oeg"),
+    }

@@ -39,14 +39,10 @@ def _item_prompt(row, shown: list[str], mode: str) -> str:
     return render("mcs_choice", context=row["context"], question=row["question"], options=listing)
 
 
-def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
-            normalise: str = "sum") -> pd.DataFrame:
-    """Score every option of every item (options shuffled per item, shuffle recorded).
-
-    mode ``text``: the continuation is the whole option text; ``label``: the
-    option's letter.  ``valid_mass`` is the model's total probability on the
-    valid continuations; ``probs`` are renormalised over them (``normalise``
-    ``mean`` uses per-token mean log-probabilities, a length correction)."""
+def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: int,
+                    country: str) -> tuple[list[ScoreItem], list[list[int]]]:
+    """The model requests of MCS: one ScoreItem per item with its options in a seeded shuffled
+    order, and the shuffles (shown position -> canonical index)."""
     if mode not in ("text", "label"):
         raise ValueError(f"mcs mode must be 'text' or 'label', got {mode!r}")
     score_items, perms = [], []
@@ -58,9 +54,31 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
         conts = [LABELS[k] for k in range(len(shown))] if mode == "label" else shown
         score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=persona))
         perms.append(perm)
+    return score_items, perms
+
+
+def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
+    """Tokens of each rendered scoring prompt, counted with the model's own chat template and
+    tokenizer exactly as the transformers backend feeds them (no special tokens added)."""
+    tok = client.tokenizer()
+    return [len(tok(client.render(it.messages), add_special_tokens=False)["input_ids"]) for it in score_items]
+
+
+def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
+            normalise: str = "sum", count_tokens: bool = False) -> pd.DataFrame:
+    """Score every option of every item (options shuffled per item, shuffle recorded).
+
+    mode ``text``: the continuation is the whole option text; ``label``: the
+    option's letter.  ``valid_mass`` is the model's total probability on the
+    valid continuations; ``probs`` are renormalised over them (``normalise``
+    ``mean`` uses per-token mean log-probabilities, a length correction).
+    ``count_tokens`` adds ``prompt_tokens`` (rendered prompt) and ``cached``
+    (answered from the request cache, no model call) per item."""
+    score_items, perms = mcs_score_items(items, persona, mode, seed, country)
     scores = client.score_options(score_items)
+    p_tokens = prompt_token_counts(client, score_items) if count_tokens else None
     rows = []
-    for (_, r), perm, sc in zip(items.iterrows(), perms, scores):
+    for i, ((_, r), perm, sc) in enumerate(zip(items.iterrows(), perms, scores)):
         lp = sc.mean_token_logprobs if normalise == "mean" else sc.logprobs
         m = max(lp)
         ex = [math.exp(x - m) for x in lp]
@@ -74,6 +92,9 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
                      "token_counts_shown": json.dumps(sc.token_counts), "probs": json.dumps([round(p, 6) for p in canon]),
                      "scores": r["scores"], "valid_mass": sc.valid_mass,
                      "expected_score": float(np.dot(canon, sc_vals)), "valid": bool(np.isfinite(sc.logprobs).all())})
+        if count_tokens:
+            rows[-1].update(prompt_tokens=p_tokens[i], option_tokens=int(sum(sc.token_counts)),
+                            cached=bool(sc.cached))
     return pd.DataFrame(rows)
 
 

@@ -16,7 +16,7 @@ from cultalign.provenance import write_sidecar
 from .common import TRAITS, derive_seed, template_hashes
 from .evaluate import EVAL_TEMPLATES, calibrate_items, map_responses, persona_prompt, run_mcs, sample_trait_scores
 from .generate import GenSettings
-from .human import JohnsonLayout, load_key, read_johnson, score_domains
+from .human import JohnsonLayout, keying_check, load_key, read_johnson, score_domains
 
 log = logging.getLogger(__name__)
 
@@ -110,17 +110,27 @@ def download_checked(url: str, sha256: str | None, out: str):
 
 def human_scores(raw, key_path, cfg, form, scores_path, counts_path, config):
     key = load_key(key_path)
-    layout = JohnsonLayout(n_items=len(key), country_width=cfg["human"]["country_width"].get(form, 9))
+    layout = JohnsonLayout.for_form(form, cfg["human"]["country_width"].get(form))
+    if len(key) != layout.n_items:
+        raise ValueError(f"{key_path}: {len(key)} items, but the {form} file has {layout.n_items}")
+    stored_reversed = cfg["human"]["stored_reversed"]
     fields = {c: v["johnson"] for c, v in cfg["countries"].items() if v.get("johnson")}
     recs, stats = read_johnson(raw, layout, fields)
-    scores = score_domains(recs, key)
+    keying = keying_check(recs, key, stored_reversed)
+    if keying["consistent"] is False:
+        raise ValueError(f"{raw}: minus-keyed items correlate negatively with their domain's plus-keyed items "
+                         f"(median r = {keying['median_r_minus_vs_plus']:.2f}) under human.stored_reversed="
+                         f"{stored_reversed}: this file stores them the other way; set human.stored_reversed: "
+                         f"{not stored_reversed}")
+    scores = score_domains(recs, key, stored_reversed)
     scores.to_csv(scores_path, sep="\t", index=False)
     synthetic = "SYNTHETIC" in Path(raw).name
     rows = []
     for c, v in cfg["countries"].items():
         s = scores[scores["country"] == c]
         complete = int(s[list(TRAITS)].notna().all(axis=1).sum())
-        rows.append({"country": c, "johnson_field": v.get("johnson", ""), "form": form, "records": len(s),
+        rows.append({"country": c, "johnson_field": v.get("johnson", "")[: layout.country_width], "form": form,
+                     "records": len(s),
                      "complete_records": complete, "paper_n": v.get("paper_n"),
                      "matches_paper": (len(s) == v.get("paper_n")) if not synthetic else False,
                      "data": "SYNTHETIC (demo)" if synthetic else "Johnson IPIP-NEO"})
@@ -128,7 +138,7 @@ def human_scores(raw, key_path, cfg, form, scores_path, counts_path, config):
     counts.to_csv(counts_path, sep="\t", index=False)
     for p in (scores_path, counts_path):
         write_sidecar(p, config=config, counts={"lines": stats["lines"], "malformed": stats["malformed"],
-                                                "records_kept": len(recs)},
+                                                "records_kept": len(recs), **keying},
                       extra={"raw_file": str(raw), "synthetic": synthetic, "key": str(key_path)})
     log.info("%s: %s", form, counts.to_string())
 

@@ -1,0 +1,121 @@
+# personas: the real-data run (issue 4, section 6) - MCS and OEG on the published
+# CulturalPersonas release (all six countries) and its BFI / IPIP / Big5Chat
+# baselines, with run cost (wall time, tokens, rates) and valid-option mass.
+# Not part of CI:  snakemake --cores 2 --configfile config/personas-release.yaml personas_release_eval
+
+
+rule personas_release_items:
+    """Released questions of a country and the baseline instruments as items (seeded subsample or full)."""
+    input:
+        release=personas_release_checked,
+    output:
+        "results/personas/release/items/{country}.tsv",
+    log:
+        "logs/personas/release/items/{country}.log",
+    localrule: True
+    conda:
+        "../envs/retrieval.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        cfg=PCFG,
+        seed=config["seed"],
+    script:
+        "../scripts/personas/release_items.py"
+
+
+rule personas_release_mcs:
+    """MCS on the release: full option log-probabilities, recorded shuffles, valid-option mass, tokens."""
+    input:
+        unpack(personas_release_eval_inputs),
+    output:
+        scores="results/personas/release/{model}/mcs/{country}.tsv",
+        cells="results/personas/release/{model}/mcs/{country}.cells.tsv",
+        job="results/personas/release/{model}/mcs/{country}.job.json",
+    log:
+        "logs/personas/release/mcs/{model}/{country}.log",
+    benchmark:
+        "benchmarks/personas/release/mcs/{model}/{country}.tsv"
+    conda:
+        model_env
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=model_mem,
+        runtime=config["resources"]["runtime"],
+        gpu=model_gpu,
+    params:
+        cfg=PCFG,
+        seed=config["seed"],
+    script:
+        "../scripts/personas/release_mcs.py"
+
+
+rule personas_release_oeg:
+    """OEG on the release's contextual instruments: answers, calibrated embedding mapping, tokens."""
+    input:
+        unpack(personas_release_eval_inputs),
+    output:
+        responses="results/personas/release/{model}/oeg/{country}.tsv",
+        cells="results/personas/release/{model}/oeg/{country}.cells.tsv",
+        job="results/personas/release/{model}/oeg/{country}.job.json",
+    log:
+        "logs/personas/release/oeg/{model}/{country}.log",
+    benchmark:
+        "benchmarks/personas/release/oeg/{model}/{country}.tsv"
+    conda:
+        model_env
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=model_mem,
+        runtime=config["resources"]["runtime"],
+        gpu=model_gpu,
+    params:
+        cfg=PCFG,
+        seed=config["seed"],
+    script:
+        "../scripts/personas/release_oeg.py"
+
+
+rule personas_release_summary:
+    """Trait scores per country x instrument, and the run summary (time, tokens, rates, mass, invalid)."""
+    input:
+        unpack(personas_release_summary_inputs),
+    output:
+        traits=report(
+            "results/personas/release/trait_scores.tsv",
+            caption="../report/personas/release_run.rst",
+            category="CulturalPersonas (release run)",
+        ),
+        cells=report(
+            "results/personas/release/run_summary.tsv",
+            caption="../report/personas/release_run.rst",
+            category="CulturalPersonas (release run)",
+        ),
+        totals=report(
+            "results/personas/release/run_totals.tsv",
+            caption="../report/personas/release_run.rst",
+            category="CulturalPersonas (release run)",
+        ),
+    log:
+        "logs/personas/release/summary.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        cfg=PCFG,
+    script:
+        "../scripts/personas/release_summary.py"
+
+
+rule personas_release_eval:
+    """Real-data run on the published release (not part of CI)."""
+    input:
+        "results/personas/release/trait_scores.tsv",
+        "results/personas/release/run_summary.tsv",
+        "results/personas/release/run_totals.tsv",
+    conda:
+        "../envs/stats.yaml"

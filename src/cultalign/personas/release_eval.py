@@ -1,0 +1,295 @@
+"""Real-data run (issue 4, section 6): MCS and OEG on the published CulturalPersonas release.
+
+The release folder (``personas.release.path``) holds the 6 x 500 released
+questions with their graded answers, the norms used for persona priming and
+the BFI / IPIP-120 / IPIP-300 / Big5Chat baseline files.  This module selects
+the items (all of them, or a seeded trait-balanced subsample per country and
+instrument), runs the study's own MCS and OEG code on them
+(:mod:`cultalign.personas.evaluate`) and measures the cost: wall time and the
+token counts the model layer reports (scoring prompts and option
+continuations; prompt and completion tokens of every generation, retries
+included).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from cultalign.models import ModelClient
+
+from .common import TRAITS, derive_seed
+from .evaluate import (calibrate_items, generate_oeg, map_responses, oeg_requests, oeg_table, persona_prompt,
+                       run_mcs)
+from .instruments import cp_items, load_instrument
+from .release import release_norms, release_questions
+from .release_summary import _read_items, run_totals, summary_rule, trait_scores  # noqa: F401 (re-exported)
+
+CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
+NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
+CONFIG_KEY = "personas.release.path"
+
+
+class ReleaseError(ValueError):
+    pass
+
+
+def check_release(root, codes: list[str], baseline_files: list[str]) -> Path:
+    """The release folder and every file the run reads; a clear error naming the config key otherwise."""
+    if not root:
+        raise ReleaseError(f"config key '{CONFIG_KEY}' is not set: point it at a copy of the CulturalPersonas "
+                           "release (the folder holding datasets/cp and datasets/baselines), e.g. with "
+                           "--configfile config/personas-release.yaml")
+    p = Path(root)
+    if not p.is_dir():
+        raise ReleaseError(f"{p} (set by config key '{CONFIG_KEY}') does not exist or is not a folder; "
+                           "it must hold the CulturalPersonas release (datasets/cp, datasets/baselines)")
+    need = [f.format(code=c) for c in codes for f in CP_FILES] + [NORMS_FILE, *baseline_files]
+    missing = [f for f in need if not (p / f).is_file()]
+    if missing:
+        raise ReleaseError(f"{p} (set by config key '{CONFIG_KEY}') lacks {len(missing)} file(s) of the release: "
+                           + ", ".join(missing))
+    return p
+
+
+def subsample(items: pd.DataFrame, n, seed: int, label: str) -> pd.DataFrame:
+    """``n`` items (``"full"`` or None: all), trait-balanced: a seeded order within each trait,
+    then traits taken in turn; rows keep their original order."""
+    if n in (None, "full") or n >= len(items):
+        return items.reset_index(drop=True)
+    rng = np.random.default_rng(derive_seed(seed, "release_subsample", label))
+    queues = [list(rng.permutation(np.flatnonzero(items["trait"].to_numpy() == t))) for t in TRAITS]
+    keep: list[int] = []
+    while len(keep) < n:
+        for q in queues:
+            if q and len(keep) < n:
+                keep.append(int(q.pop(0)))
+    return items.iloc[sorted(keep)].reset_index(drop=True)
+
+
+def release_items(root, country: str, cfg: dict, seed: int) -> pd.DataFrame:
+    """Items of one country: its released questions (instrument ``cp``) and every configured baseline,
+    each subsampled per ``release_eval.subsample``; ``n_full`` = the instrument's full item count.
+    Baselines are subsampled without the country in the seed: every country sees the same items."""
+    re_cfg = cfg["release_eval"]
+    n = re_cfg["subsample"]
+    code = cfg["countries"][country]["release_code"]
+    blocks = []
+    cp = cp_items(release_questions(root, code), f"{root} ({code})")
+    blocks.append((subsample(cp, n, seed, f"cp|{country}"), len(cp), True))
+    for name, spec in re_cfg["baselines"].items():
+        it = load_instrument(spec["format"], Path(root) / spec["file"], name, cfg["bfi_key"])
+        blocks.append((subsample(it, n, seed, name), len(it), bool(spec["oeg"])))
+    out = []
+    for df, n_full, oeg in blocks:
+        df = df.copy()
+        df["n_full"] = n_full
+        df["oeg"] = oeg
+        out.append(df)
+    items = pd.concat(out, ignore_index=True)
+    items.insert(0, "country", country)
+    return items
+
+
+def persona_for(root, cfg: dict, country: str, priming: str) -> tuple[str | None, list[str]]:
+    if priming == "unprimed":
+        return None, []
+    name = cfg["countries"][country]["name"]
+    norms = release_norms(root, name)
+    return persona_prompt(name, norms), norms[:2]
+
+
+def _split(items: pd.DataFrame, only_oeg: bool = False):
+    for name, df in items.groupby("instrument", sort=False):
+        if only_oeg and not df["oeg"].astype(bool).iloc[0]:
+            continue
+        yield name, df.reset_index(drop=True)
+
+
+def _finite_stats(x: pd.Series, prefix: str) -> dict:
+    x = pd.to_numeric(x, errors="coerce")
+    return {f"{prefix}_mean": float(x.mean()) if x.notna().any() else math.nan,
+            f"{prefix}_min": float(x.min()) if x.notna().any() else math.nan,
+            f"{prefix}_median": float(x.median()) if x.notna().any() else math.nan}
+
+
+def load_weights(client) -> float:
+    """Load the model (outside the timed cells); seconds taken."""
+    t0 = time.perf_counter()
+    client.backend  # noqa: B018 - the property loads the weights
+    return time.perf_counter() - t0
+
+
+def run_release_mcs(client, root, items: pd.DataFrame, cfg: dict, seed: int, country: str, model: str):
+    """MCS on every instrument x priming of one country.  Returns (per-item table, per-cell table)."""
+    m = cfg["mcs"]
+    tables, cells = [], []
+    for priming in cfg["release_eval"]["priming"]:
+        persona, _ = persona_for(root, cfg, country, priming)
+        for name, df in _split(items):
+            t0 = time.perf_counter()
+            res = run_mcs(client, df, persona, m["score"], seed, country, m["normalise"], count_tokens=True)
+            wall = time.perf_counter() - t0
+            res.insert(0, "country", country)
+            res.insert(1, "priming", priming)
+            res.insert(2, "model", model)
+            tables.append(res)
+            computed = res[~res["cached"]]
+            tokens = int(computed["prompt_tokens"].sum() + computed["option_tokens"].sum())
+            v = res["valid"].astype(bool)
+            cells.append({"model": model, "method": "mcs", "country": country, "instrument": name,
+                          "priming": priming, "n_items": len(res), "n_full": int(df["n_full"].iloc[0]),
+                          "valid": int(v.sum()), "invalid": int((~v).sum()), "cached": int(res["cached"].sum()),
+                          "wall_s": wall, "prompt_tokens": int(res["prompt_tokens"].sum()),
+                          "option_tokens": int(res["option_tokens"].sum()), "tokens_scored": tokens,
+                          "tokens_scored_per_s": tokens / wall if wall > 0 and tokens else math.nan,
+                          **_finite_stats(res["valid_mass"], "valid_mass")})
+    return pd.concat(tables, ignore_index=True), pd.DataFrame(cells)
+
+
+class GenerationMeter:
+    """A ModelClient seen through a meter: every generation (retries included) is recorded with the
+    prompt and completion token counts the model layer reports.  Anything else goes to the client."""
+
+    def __init__(self, client):
+        self.client = client
+        self.records: list = []  # (ChatRequest, Generation)
+
+    def generate(self, requests):
+        gens = self.client.generate(requests)
+        self.records.extend(zip(requests, gens))
+        return gens
+
+    def generate_parsed(self, requests, parse, max_attempts: int = 3):
+        # the client's retry loop, calling this meter's generate
+        return ModelClient.generate_parsed(self, requests, parse, max_attempts=max_attempts)
+
+    def __getattr__(self, name):
+        return getattr(self.client, name)
+
+    def totals(self, since: int = 0) -> dict:
+        recs = self.records[since:]
+        computed = [g for _, g in recs if not g.cached]
+        return {"requests": len(recs), "requests_computed": len(computed),
+                "prompt_tokens": sum(g.prompt_tokens for _, g in recs),
+                "generated_tokens": sum(g.completion_tokens for _, g in recs),
+                "generated_tokens_computed": sum(g.completion_tokens for g in computed),
+                "prompt_tokens_computed": sum(g.prompt_tokens for g in computed),
+                "truncated": sum(g.finish_reason == "length" for _, g in recs)}
+
+
+def run_release_oeg(client, root, items: pd.DataFrame, cfg: dict, seed: int, country: str, model: str,
+                    embed, max_attempts: int):
+    """OEG on the contextual instruments x priming of one country: generation (retries for answers under
+    three words, recorded and counted), calibrated embedding mapping.  Returns (per-item, per-cell)."""
+    o, re_cfg = cfg["oeg"], cfg["release_eval"]
+    meter = GenerationMeter(client)
+    tables, cells, calibration = [], [], {}
+    for priming in re_cfg["priming"]:
+        persona, _ = persona_for(root, cfg, country, priming)
+        for name, df in _split(items, only_oeg=True):
+            reqs = oeg_requests(df, persona, seed, country, o["temperature"], o["max_new_tokens"])
+            mark = len(meter.records)
+            t0 = time.perf_counter()
+            parsed = generate_oeg(meter, [reqs], max_attempts)[0]
+            gen_wall = time.perf_counter() - t0
+            first = dict(meter.records[mark:])
+            t1 = time.perf_counter()
+            if name not in calibration:  # tau depends on the instrument's options only
+                cal_items = subsample(df, re_cfg["calibration_items"], seed, f"calibration|{name}|{country}")
+                calibration[name] = calibrate_items(cal_items, embed)
+            cal = calibration[name]
+            mapped = map_responses(oeg_table(df, parsed), embed, cal["tau"])
+            map_wall = time.perf_counter() - t1
+            mapped["prompt_tokens"] = [first[r].prompt_tokens for r in reqs]
+            mapped["completion_tokens_first"] = [first[r].completion_tokens for r in reqs]
+            mapped["attempts_raw"] = [json.dumps(p.attempts, ensure_ascii=False) for p in parsed]
+            for k in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
+                mapped[f"calibration_{k}"] = cal[k]
+            mapped.insert(0, "country", country)
+            mapped.insert(1, "priming", priming)
+            mapped.insert(2, "model", model)
+            tables.append(mapped)
+            t = meter.totals(mark)
+            v = mapped["valid"].astype(bool)
+            cells.append({"model": model, "method": "oeg", "country": country, "instrument": name,
+                          "priming": priming, "n_items": len(mapped), "n_full": int(df["n_full"].iloc[0]),
+                          "valid": int(v.sum()), "invalid": int((~v).sum()),
+                          "retried": int((mapped["attempts"] > 1).sum()),
+                          "cached": t["requests"] - t["requests_computed"],
+                          "wall_s": gen_wall + map_wall, "generation_s": gen_wall, "mapping_s": map_wall,
+                          "requests": t["requests"], "prompt_tokens": t["prompt_tokens"],
+                          "generated_tokens": t["generated_tokens"], "truncated": t["truncated"],
+                          "generated_tokens_per_s": (t["generated_tokens_computed"] / gen_wall
+                                                     if gen_wall > 0 and t["generated_tokens_computed"] else math.nan),
+                          "tau": cal["tau"], "calibration_acc": cal["acc"],
+                          **_finite_stats(mapped["max_prob"], "max_prob")})
+    if not tables:
+        return pd.DataFrame(), pd.DataFrame()
+    return pd.concat(tables, ignore_index=True), pd.DataFrame(cells)
+
+
+# -- summaries ---------------------------------------------------------------
+# -- rule glue (thin scripts call these) ---------------------------------------
+def write_items_rule(root, cfg: dict, country: str, seed: int, out, config: dict) -> pd.DataFrame:
+    from cultalign.provenance import write_sidecar
+
+    items = release_items(root, country, cfg, seed)
+    items.to_csv(out, sep="\t", index=False)
+    counts = {f"{i}": int(n) for i, n in items.groupby("instrument", sort=False).size().items()}
+    write_sidecar(out, config=config, counts=counts,
+                  extra={"release": str(root), "subsample": cfg["release_eval"]["subsample"]})
+    return items
+
+
+def _write_job(path, kind: str, client, t_start: float, load_s: float, cfg: dict, extra: dict | None = None):
+    job = {"method": kind, "wall_s": time.perf_counter() - t_start, "load_s": load_s, "client_stats": client.stats,
+           "subsample": cfg["release_eval"]["subsample"], "priming": cfg["release_eval"]["priming"], **(extra or {})}
+    Path(path).write_text(json.dumps(job, indent=2))
+
+
+def mcs_rule(client, release, items_path, cfg, seed, country, model, out_items, out_cells, out_job, config):
+    from cultalign.provenance import write_sidecar
+
+    from .common import template_hashes
+    from .evaluate import EVAL_TEMPLATES
+
+    t_start = time.perf_counter()
+    load_s = load_weights(client)
+    table, cells = run_release_mcs(client, release, _read_items(items_path), cfg, seed, country, model)
+    table.to_csv(out_items, sep="\t", index=False)
+    cells.to_csv(out_cells, sep="\t", index=False)
+    _write_job(out_job, "mcs", client, t_start, load_s, cfg)
+    counts = {"rows": len(table), "valid": int(table["valid"].sum()), "invalid": int((~table["valid"]).sum()),
+              "mean_valid_mass": float(table["valid_mass"].mean())}
+    write_sidecar(out_items, config=config, client=client, seed=seed,
+                  prompt_templates=template_hashes(EVAL_TEMPLATES), counts=counts,
+                  extra={"release": str(release), "mcs": cfg["mcs"]})
+    return table, cells
+
+
+def oeg_rule(client, release, items_path, cfg, seed, country, model, out_resp, out_cells, out_job, config):
+    from cultalign.provenance import write_sidecar
+    from cultalign.retrieval import embeddings_for
+
+    from .common import template_hashes
+    from .evaluate import EVAL_TEMPLATES
+
+    t_start = time.perf_counter()
+    load_s = load_weights(client)
+    embed = embeddings_for(cfg["corpus"]["embedding_model"]).embed_documents
+    table, cells = run_release_oeg(client, release, _read_items(items_path), cfg, seed, country, model, embed,
+                                   config["retry"]["max_attempts"])
+    table.to_csv(out_resp, sep="\t", index=False)
+    cells.to_csv(out_cells, sep="\t", index=False)
+    _write_job(out_job, "oeg", client, t_start, load_s, cfg, {"oeg": cfg["oeg"]})
+    v = table["valid"].astype(bool) if len(table) else pd.Series([], dtype=bool)
+    write_sidecar(out_resp, config=config, client=client, seed=seed, prompt_templates=template_hashes(EVAL_TEMPLATES),
+                  counts={"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())},
+                  extra={"release": str(release), "oeg": cfg["oeg"]})
+    return table, cells
