@@ -20,12 +20,20 @@ os.environ.update(
 # cores).  PASSIVE makes waiting threads sleep; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from cultalign.config import check_input_files, load_schema, validate_config
+from cultalign.config import (
+    check_input_files,
+    check_model_refs,
+    load_schema,
+    model_gpus,
+    model_mem_mb,
+    validate_config,
+)
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
 check_input_files(config, SCHEMA, base=workflow.basedir)
+check_model_refs(config, SCHEMA)
 
 MODELS = config["models"]
 STUDIES = config["studies"]
@@ -121,6 +129,30 @@ def env_of_model(name):
 def model_env(wildcards):
     """Conda env of a model rule with a {model} wildcard (else the default model's)."""
     return env_of_model(getattr(wildcards, "model", None) or default_model())
+
+
+def gpu_of_model(name):
+    """GPUs of a job that runs model `name`: 0 for API models, the tensor parallel size for vLLM.
+
+    For rules whose model is a config role: `gpu=gpu_of_model(<role model>)`
+    (logic: cultalign.config.model_gpus).
+    """
+    return model_gpus(MODELS[name], config["resources"]["gpu"])
+
+
+def mem_of_model(name):
+    """Host memory (MB) of a job that runs model `name`: resources.mem_mb per GPU it uses."""
+    return model_mem_mb(MODELS[name], config["resources"])
+
+
+def model_gpu(wildcards):
+    """Resource function: GPUs of a model rule with a {model} wildcard (else the default model's)."""
+    return gpu_of_model(getattr(wildcards, "model", None) or default_model())
+
+
+def model_mem(wildcards):
+    """Resource function: memory (MB) of a model rule with a {model} wildcard."""
+    return mem_of_model(getattr(wildcards, "model", None) or default_model())
 
 
 def download_url(wildcards):

@@ -56,9 +56,9 @@ rule smoke_generate:
         env_of_model(default_model())
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(default_model()),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(default_model()),
     params:
         model=default_model(),
     script:

@@ -19,9 +19,9 @@ rule monopolet_sections:
         env_of_model(MONO["mapping"]["model"])
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(MONO["mapping"]["model"]),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(MONO["mapping"]["model"]),
     params:
         model=MONO["mapping"]["model"],
         mapping=MONO["mapping"],
@@ -67,9 +67,9 @@ rule monopolet_dilemmas:
         env_of_model(MONO["extraction"]["model"])
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(MONO["extraction"]["model"]),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(MONO["extraction"]["model"]),
     params:
         model=MONO["extraction"]["model"],
         settings=MONO["extraction"],
@@ -93,9 +93,9 @@ rule monopolet_answers:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         settings=MONO["answers"],
         n_shards=MONO["shards"],
@@ -119,9 +119,9 @@ rule monopolet_solutions:
         env_of_model(MONO["extraction"]["model"])
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(MONO["extraction"]["model"]),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(MONO["extraction"]["model"]),
     params:
         model=MONO["extraction"]["model"],
         settings=MONO["extraction"],
@@ -146,9 +146,9 @@ rule monopolet_match:
         env_of_model(MONO["judge"]["model"])
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(MONO["judge"]["model"]),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(MONO["judge"]["model"]),
     params:
         model=MONO["judge"]["model"],
         settings=MONO["judge"],

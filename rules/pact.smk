@@ -91,9 +91,9 @@ rule pact_filter_cultureatlas:
         env_of_model(pact_construction_model())
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(pact_construction_model()),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(pact_construction_model()),
     params:
         model=pact_construction_model(),
     script:
@@ -116,9 +116,9 @@ rule pact_construct:
         env_of_model(pact_construction_model())
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=mem_of_model(pact_construction_model()),
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=gpu_of_model(pact_construction_model()),
     params:
         model=pact_construction_model(),
     script:
@@ -168,9 +168,9 @@ rule pact_behaviour:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     script:
         "../scripts/pact/behaviour.py"
 
@@ -205,6 +205,7 @@ rule pact_behaviour_analysis:
         ),
         by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
         by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
+        model_pairs="results/pact/analysis/model_pairs.tsv",
         by_model="results/pact/analysis/rates_by_model.tsv",
         chi_square=report(
             "results/pact/analysis/chi_square.tsv",
@@ -308,9 +309,9 @@ rule pact_survey:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     script:
         "../scripts/pact/survey.py"
 
@@ -401,6 +402,7 @@ rule pact_figures:
     input:
         by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
         by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
+        model_pairs="results/pact/analysis/model_pairs.tsv",
         demographics="results/pact/analysis/demographic_effects.tsv",
         regions="results/pact/analysis/region_effects.tsv",
         gaps="results/pact/human/norm_personal_gap.tsv",

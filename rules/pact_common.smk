@@ -2,6 +2,8 @@
 
 PACT = config["pact"]
 PACT_MODELS = PACT["models"]
+# main models first, then comparison-only models (Figure 4, appendices B.3/B.8)
+PACT_BEHAVIOUR_MODELS = list(dict.fromkeys(PACT_MODELS + PACT["comparison_models"]))
 PACT_SOURCES = ["normad", "cultureatlas"]
 
 
@@ -47,7 +49,7 @@ def pact_construct_input(wildcards):
 def pact_behaviour_shards(wildcards):
     return expand(
         "results/pact/behaviour/{model}/shard_{shard}.tsv",
-        model=PACT_MODELS,
+        model=PACT_BEHAVIOUR_MODELS,
         shard=shard_ids(PACT["behaviour"]["shards"]),
     )
 

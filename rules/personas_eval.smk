@@ -26,9 +26,9 @@ rule personas_mcs:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         jobs=[(i, p) for i in P_INSTRUMENTS for p in P_PRIMING],
         cfg=PCFG,
@@ -61,9 +61,9 @@ rule personas_oeg:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         jobs=[(i, p) for i in P_OEG_INSTRUMENTS for p in P_PRIMING],
         cfg=PCFG,

@@ -56,9 +56,9 @@ rule personas_norms:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         cfg=PCFG,
     script:
@@ -80,9 +80,9 @@ rule personas_scenarios:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         cfg=PCFG,
     script:
@@ -104,9 +104,9 @@ rule personas_questions:
         model_env
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=config["resources"]["mem_mb"],
+        mem_mb=model_mem,
         runtime=config["resources"]["runtime"],
-        gpu=config["resources"]["gpu"],
+        gpu=model_gpu,
     params:
         cfg=PCFG,
     script:

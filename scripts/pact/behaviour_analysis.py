@@ -11,10 +11,15 @@ d = pd.read_csv(snakemake.input.table, sep="\t", keep_default_na=False, na_value
 if "preference_theme" not in d.columns:  # decision tables gathered before the theme bins existed
     d = analysis.add_preference_bins(d)
 o = snakemake.output
+# comparison-only models (base / larger counterparts) enter Figure 4 and the pair table only
+everything = d
+d = d[d["model"].isin(cfg["pact"]["models"])]
+log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), cfg["pact"]["models"])
 tables = {
     o.rates: analysis.rates_by(d, analysis.FACTORS, nb, seed),
     o.by_model_config: analysis.rates_by_model(d, ["configuration"], nb, seed),
-    o.by_model_kind: analysis.rates_by_model(d, ["model_kind"], nb, seed),
+    o.by_model_kind: analysis.rates_by_model(everything, ["model_kind"], nb, seed),
+    o.model_pairs: analysis.model_pair_rates(everything, cfg["pact"]["model_pairs"], nb, seed),
     o.by_model: analysis.rates_by_model(d, [], nb, seed),
     o.chi_square: analysis.chi_square_table(d, analysis.FACTORS),
     o.demographics: analysis.demographic_effects(d),

@@ -12,7 +12,7 @@ def rd(p):
 
 
 figures.figure3(rd(i.by_model_config), o.fig3)
-figures.figure4(rd(i.by_model_kind), o.fig4)
+figures.figure4(rd(i.by_model_kind), o.fig4, rd(i.model_pairs))
 figures.figure5(rd(i.demographics), rd(i.regions), o.fig5)
 gaps = rd(i.gaps)
 synthetic = (gaps["data"] == "synthetic").all()

@@ -117,6 +117,103 @@ def check_input_files(config: dict, schema: dict | None = None, base: str | Path
         )
 
 
+def iter_model_refs(schema: dict, config: Any, key: str = ""):
+    """Yield (key path, model name) for every config value the schema marks ``x-model-ref``
+    (a study's model list or a role such as a judge), through nested objects and arrays."""
+    if isinstance(config, dict):
+        props = schema.get("properties", {})
+        addl = schema.get("additionalProperties") if isinstance(schema.get("additionalProperties"), dict) else None
+        for name, value in config.items():
+            sub = props.get(name, addl)
+            if sub is None:
+                continue
+            k = f"{key}.{name}" if key else name
+            if sub.get("x-model-ref"):
+                if isinstance(value, str) and value:
+                    yield k, value
+                elif isinstance(value, list):
+                    yield from ((f"{k}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str))
+            yield from iter_model_refs(sub, value, k)
+    elif isinstance(config, list) and isinstance(schema.get("items"), dict):
+        for i, value in enumerate(config):
+            yield from iter_model_refs(schema["items"], value, f"{key}[{i}]")
+
+
+def check_model_refs(config: dict, schema: dict | None = None) -> None:
+    """Every model a study names must be declared under ``models:``; fail naming the key."""
+    schema = schema or load_schema()
+    declared = set(config.get("models") or {})
+    bad = [(k, v) for k, v in iter_model_refs(schema, config) if v not in declared]
+    if bad:
+        raise ConfigError(
+            "unknown model name(s):\n  "
+            + "\n  ".join(f"config key '{k}': {v!r} is not declared under `models:`" for k, v in bad)
+            + f"\n  declared: {', '.join(sorted(declared)) or '(none)'}"
+        )
+
+
 def config_hash(config: dict) -> str:
     blob = json.dumps(config, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+# -- scheduler resources of model jobs (used by rules/common.smk) ---------------
+
+
+def model_gpus(model: dict, gpus_per_job: int) -> int:
+    """GPUs that one job running ``model`` (a ``models:`` entry) asks the scheduler for.
+
+    API models (backend ``openai``) need none.  A vLLM model needs its
+    ``tensor_parallel_size`` (times ``extra.pipeline_parallel_size`` when set),
+    unless ``gpus_per_job`` (config ``resources.gpu``) is 0, which marks a run
+    without GPUs (vLLM's CPU build).  Other backends get ``gpus_per_job``.
+    """
+    backend = model.get("backend", "transformers")
+    if backend == "openai":
+        return 0
+    if backend == "vllm":
+        if gpus_per_job == 0:
+            return 0
+        tp = int(model.get("tensor_parallel_size") or 1)
+        pp = int((model.get("extra") or {}).get("pipeline_parallel_size") or 1)
+        return tp * pp
+    return gpus_per_job
+
+
+def model_mem_mb(model: dict, resources: dict) -> int:
+    """Host memory (MB) of one job running ``model``: ``resources.mem_mb`` per GPU it uses.
+
+    A tensor-parallel vLLM job starts one worker process per GPU, each mapping
+    its part of the weights, so host memory grows with the GPU count; jobs with
+    0 or 1 GPU get ``resources.mem_mb``.
+    """
+    return int(resources["mem_mb"]) * max(1, model_gpus(model, int(resources["gpu"])))
+
+
+def _merge(base: dict, over: dict) -> dict:
+    """Recursive update in place: mappings merge, other values replace (as Snakemake merges configs)."""
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = copy.deepcopy(value)
+    return base
+
+
+def load_config(default: str | Path, *overrides: str | Path, schema: dict | None = None) -> dict:
+    """The validated config of ``snakemake --configfile <overrides...>``.
+
+    ``default`` is the Snakefile's ``configfile:`` (config/config.yaml).
+
+    Snakemake starts from the command-line config, merges the Snakefile's
+    configfile into it and the command-line config again on top: values of the
+    overrides win, nested mappings (e.g. ``models``) are merged, and the
+    overrides' keys come first (so the first model of config/paper.yaml is the
+    default model, not config.yaml's).
+    """
+    over: dict = {}
+    for path in overrides:
+        _merge(over, yaml.safe_load(Path(path).read_text()) or {})
+    config = _merge(copy.deepcopy(over), yaml.safe_load(Path(default).read_text()) or {})
+    _merge(config, over)
+    return validate_config(config, schema)

@@ -244,3 +244,42 @@ def test_rates_by_model_counts_and_binomial_ci():
     assert np.allclose(t["allow_rate"], d.groupby(["model", "configuration"])["allow"].mean().to_numpy())
     assert ((t.ci_low <= t.allow_rate) & (t.allow_rate <= t.ci_high) & (t.ci_high - t.ci_low < 0.2)).all()
     assert list(analysis.rates_by_model(d, [], 100, 1)["model"]) == ["m1", "m2", "m3"]
+
+
+def test_model_pair_rates_by_hand_and_figure4(tmp_path):
+    # base: 1 allow of 4 valid (+1 UNKNOWN, not counted); instruct: 3 of 4; large model absent
+    dec = ([ALLOW, FOLLOW, FOLLOW, FOLLOW, UNKNOWN] + [ALLOW, ALLOW, ALLOW, FOLLOW])
+    d = pd.DataFrame({"model": ["base"] * 5 + ["inst"] * 4, "decision": dec})
+    pairs = [{"comparison": "base_instruct", "a": "base", "b": "inst"},
+             {"comparison": "small_large", "a": "inst", "b": "missing-large"}]
+    t = analysis.model_pair_rates(d, pairs, n_boot=2000, seed=1)
+    assert list(t.columns) == analysis.PAIR_COLUMNS
+    r = t.iloc[0]
+    assert (r.n_valid_a, r.n_valid_b) == (4, 4)
+    assert r.allow_rate_a == pytest.approx(0.25) and r.allow_rate_b == pytest.approx(0.75)
+    assert r.diff_b_minus_a == pytest.approx(0.5)
+    assert r.ci_low < 0.5 < r.ci_high and -1 <= r.ci_low and r.ci_high <= 1
+    miss = t.iloc[1]
+    assert miss.n_valid_b == 0 and np.isnan(miss.allow_rate_b) and np.isnan(miss.ci_low)
+    kinds = pd.DataFrame({"model": ["base", "inst"], "model_kind": ["base", "instruct"], "allow_rate": [0.25, 0.75]})
+    out = tmp_path / "f4.png"
+    figures.figure4(kinds, str(out), t)
+    assert out.stat().st_size > 1000
+    figures.figure4(kinds, str(tmp_path / "f4b.png"), t.iloc[:0])  # no pairs configured: one panel
+
+
+def test_unknown_model_names_fail_naming_the_key():
+    from cultalign.config import ConfigError, check_model_refs, load_schema
+
+    cfg = {"models": {"m1": {}, "m2": {}},
+           "pact": {"models": ["m1"], "comparison_models": ["m2", "nope"],
+                    "model_pairs": [{"comparison": "base_instruct", "a": "m2", "b": "gone"}],
+                    "construction_model": None}}
+    with pytest.raises(ConfigError) as e:
+        check_model_refs(cfg, load_schema())
+    msg = str(e.value)
+    assert "'pact.comparison_models[1]': 'nope'" in msg and "'pact.model_pairs[0].b': 'gone'" in msg
+    assert "'m1'" not in msg.split("declared")[0]
+    cfg["pact"]["comparison_models"] = ["m2"]
+    cfg["pact"]["model_pairs"][0]["b"] = "m1"
+    check_model_refs(cfg, load_schema())

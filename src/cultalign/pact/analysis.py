@@ -152,6 +152,36 @@ def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int) -> pd
     return pd.DataFrame(rows, columns=cols)
 
 
+PAIR_COLUMNS = ["comparison", "a", "b", "n_valid_a", "n_valid_b", "allow_rate_a", "allow_rate_b",
+                "diff_b_minus_a", "ci_low", "ci_high"]
+
+
+def model_pair_rates(d: pd.DataFrame, pairs: list[dict], n_boot: int, seed: int) -> pd.DataFrame:
+    """Figure 4 / appendix B.8: allow-preference rate of model ``b`` minus model ``a`` for
+    each configured pair (base -> instruct, small -> large), on valid decisions, with a
+    percentile CI from independent binomial bootstraps of the two rates.  A pair whose
+    model has no decisions gives NaN rates (the table keeps the row)."""
+    c = count_rates(d, ["model"]).set_index("model")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for pair in pairs:
+        got = {}
+        for side in ("a", "b"):
+            r = c.loc[pair[side]] if pair[side] in c.index else None
+            got[side] = (0, 0) if r is None else (int(r.n_allow), int(r.n_valid))
+        (ka, na), (kb, nb) = got["a"], got["b"]
+        ra = ka / na if na else float("nan")
+        rb = kb / nb if nb else float("nan")
+        lo = hi = float("nan")
+        if na and nb:
+            diff = rng.binomial(nb, rb, size=n_boot) / nb - rng.binomial(na, ra, size=n_boot) / na
+            lo, hi = (float(x) for x in np.quantile(diff, [0.025, 0.975]))
+        rows.append({"comparison": pair["comparison"], "a": pair["a"], "b": pair["b"], "n_valid_a": na,
+                     "n_valid_b": nb, "allow_rate_a": ra, "allow_rate_b": rb, "diff_b_minus_a": rb - ra,
+                     "ci_low": lo, "ci_high": hi})
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
 def chi_square_table(d: pd.DataFrame, factors) -> pd.DataFrame:
     from ..stats.association import chi_square_cramer
 

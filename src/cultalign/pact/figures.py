@@ -41,14 +41,26 @@ def figure3(by_model_config: pd.DataFrame, out: str) -> None:
     plt.close(fig)
 
 
-def figure4(by_model_kind: pd.DataFrame, out: str) -> None:
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+def figure4(by_model_kind: pd.DataFrame, out: str, pairs: pd.DataFrame | None = None) -> None:
+    """Figure 4: allow-preference rate per model and kind; with configured pairs, one panel
+    per comparison (base -> instruct, small -> large) with the difference and its CI."""
+    kinds = [] if pairs is None else [k for k in ("base_instruct", "small_large") if (pairs.comparison == k).any()]
+    fig, axes = plt.subplots(1, 1 + len(kinds), figsize=(6 + 4 * len(kinds), 3.5), squeeze=False)
+    ax = axes[0][0]
     lab = by_model_kind["model"] + " (" + by_model_kind["model_kind"] + ")"
     _bars(ax, lab.tolist(), by_model_kind["allow_rate"].tolist(),
           color=["tab:gray" if k == "base" else "tab:blue" for k in by_model_kind["model_kind"]],
-          title="Figure 4: base vs instruct allow-preference rate", ylabel="Allow-preference rate")
+          title="Figure 4: allow-preference rate by model", ylabel="Allow-preference rate")
     if (by_model_kind["model_kind"] == "base").sum() == 0:
         ax.text(0.5, 0.9, "no base model configured in this run", transform=ax.transAxes, ha="center", fontsize=8)
+    titles = {"base_instruct": "instruct - base (pp)", "small_large": "large - small (pp)"}
+    for ax, kind in zip(axes[0][1:], kinds):
+        g = pairs[pairs.comparison == kind]
+        diff = 100 * g["diff_b_minus_a"]
+        err = np.vstack([diff - 100 * g["ci_low"], 100 * g["ci_high"] - diff]).clip(min=0)
+        _bars(ax, (g["a"] + " -> " + g["b"]).tolist(), diff.tolist(), err=err,
+              color=["tab:red" if v > 0 else "tab:green" for v in diff.fillna(0)],
+              title=titles[kind], ylabel="Allow-preference rate difference (pp)")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
