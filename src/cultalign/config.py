@@ -87,20 +87,32 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
     return config
 
 
-def iter_input_paths(schema: dict, config: Any, prefix: str = ""):
+def iter_marked(schema: dict, config: Any, mark: str, key: str = ""):
+    """Yield (key path, value) for every non-empty string config value under a schema
+    property marked ``mark`` (``x-input-file``, ``x-model-ref``), list items included
+    (``a.b[2]``), through nested objects and arrays."""
+    if isinstance(config, dict):
+        props = schema.get("properties", {})
+        addl = schema.get("additionalProperties") if isinstance(schema.get("additionalProperties"), dict) else None
+        for name, value in config.items():
+            sub = props.get(name, addl)
+            if sub is None:
+                continue
+            k = f"{key}.{name}" if key else name
+            if sub.get(mark):
+                if isinstance(value, str) and value:
+                    yield k, value
+                elif isinstance(value, list):
+                    yield from ((f"{k}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str) and v)
+            yield from iter_marked(sub, value, mark, k)
+    elif isinstance(config, list) and isinstance(schema.get("items"), dict):
+        for i, value in enumerate(config):
+            yield from iter_marked(schema["items"], value, mark, f"{key}[{i}]")
+
+
+def iter_input_paths(schema: dict, config: Any):
     """Yield (key path, value) for every config value the schema marks ``x-input-file``."""
-    if not isinstance(config, dict):
-        return
-    props = schema.get("properties", {})
-    addl = schema.get("additionalProperties") if isinstance(schema.get("additionalProperties"), dict) else None
-    for name, value in config.items():
-        sub = props.get(name, addl)
-        if sub is None:
-            continue
-        key = f"{prefix}{name}"
-        if sub.get("x-input-file") and isinstance(value, str) and value:
-            yield key, value
-        yield from iter_input_paths(sub, value, key + ".")
+    return iter_marked(schema, config, "x-input-file")
 
 
 def check_input_files(config: dict, schema: dict | None = None, base: str | Path = ".") -> None:
@@ -117,26 +129,10 @@ def check_input_files(config: dict, schema: dict | None = None, base: str | Path
         )
 
 
-def iter_model_refs(schema: dict, config: Any, key: str = ""):
+def iter_model_refs(schema: dict, config: Any):
     """Yield (key path, model name) for every config value the schema marks ``x-model-ref``
-    (a study's model list or a role such as a judge), through nested objects and arrays."""
-    if isinstance(config, dict):
-        props = schema.get("properties", {})
-        addl = schema.get("additionalProperties") if isinstance(schema.get("additionalProperties"), dict) else None
-        for name, value in config.items():
-            sub = props.get(name, addl)
-            if sub is None:
-                continue
-            k = f"{key}.{name}" if key else name
-            if sub.get("x-model-ref"):
-                if isinstance(value, str) and value:
-                    yield k, value
-                elif isinstance(value, list):
-                    yield from ((f"{k}[{i}]", v) for i, v in enumerate(value) if isinstance(v, str))
-            yield from iter_model_refs(sub, value, k)
-    elif isinstance(config, list) and isinstance(schema.get("items"), dict):
-        for i, value in enumerate(config):
-            yield from iter_model_refs(schema["items"], value, f"{key}[{i}]")
+    (a study's model list or a role such as a judge)."""
+    return iter_marked(schema, config, "x-model-ref")
 
 
 def check_model_refs(config: dict, schema: dict | None = None) -> None:
