@@ -1,6 +1,6 @@
 import pandas as pd
 
-from cultalign.pact.human import ingest_prolific
+from cultalign.pact.human import id_salt, ingest_prolific
 from cultalign.provenance import write_sidecar
 from cultalign.smk import setup_logging
 
@@ -8,7 +8,7 @@ log = setup_logging(snakemake)
 cfg = snakemake.config
 hc = cfg["pact"]["human"]
 raw = pd.read_csv(snakemake.input.export, dtype=str, keep_default_na=False)
-long, counts = ingest_prolific(raw, snakemake.input.export, hc["attention_answer"], hc["id_salt"])
+long, counts = ingest_prolific(raw, snakemake.input.export, hc["attention_answer"], id_salt(hc))
 synthetic = bool(len(long)) and long["synthetic"].astype(str).str.startswith("SYNTHETIC").all()
 long.to_csv(snakemake.output.responses, sep="\t", index=False)
 counts["synthetic"] = synthetic

@@ -124,6 +124,19 @@ def test_synthetic_prolific_filters_and_hashed_ids():
     assert len(long) == 2 * 3 * c.loc["bot_or_llm_flag", "remaining"]
 
 
+def test_id_salt_comes_from_the_environment_for_a_real_export():
+    demo = {"id_salt": "demo-salt", "id_salt_env": None, "prolific_export": None}
+    assert human.id_salt(demo, environ={}) == "demo-salt"
+    real = {"id_salt": "demo-salt", "id_salt_env": "PACT_ID_SALT", "prolific_export": "export.csv"}
+    assert human.id_salt(real, environ={"PACT_ID_SALT": "s3cret"}) == "s3cret"
+    with pytest.raises(ValueError, match="PACT_ID_SALT is unset or empty"):
+        human.id_salt(real, environ={"PACT_ID_SALT": ""})
+    with pytest.raises(ValueError, match="id_salt_env is not"):
+        human.id_salt({**real, "id_salt_env": None}, environ={})
+    # the salt changes every hash: a public salt would let anyone recompute them
+    assert human.salted_hash("5f1a", "s3cret") != human.salted_hash("5f1a", "demo-salt")
+
+
 def test_prolific_errors_name_column():
     sc = pd.DataFrame({"scenario_id": ["a", "b"], "country": ["India", "Brazil"]})
     cfg = {"participant_countries": ["India"], "participants_per_country": 30, "scenarios_per_participant": 2,

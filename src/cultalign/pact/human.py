@@ -79,6 +79,26 @@ def synthetic_prolific(scenarios: pd.DataFrame, cfg: dict, seed: int) -> pd.Data
     return pd.concat([df, dups], ignore_index=True)
 
 
+def id_salt(human_cfg: dict, environ=None) -> str:
+    """The salt of the participant-id hashes: from the environment variable named by
+    ``id_salt_env`` (required for a real export, so that no salt that could undo the
+    hashing sits in a config file), else the demo salt ``id_salt``."""
+    import os
+
+    environ = os.environ if environ is None else environ
+    var = human_cfg.get("id_salt_env")
+    if var:
+        salt = environ.get(var, "")
+        if not salt:
+            raise ValueError(f"pact.human.id_salt_env: environment variable {var} is unset or empty; "
+                             "export a private salt before ingesting the Prolific export")
+        return salt
+    if human_cfg.get("prolific_export"):
+        raise ValueError("pact.human.prolific_export is set but pact.human.id_salt_env is not: a real export's "
+                         "participant ids are hashed with a private salt read from an environment variable")
+    return human_cfg["id_salt"]
+
+
 def salted_hash(pid: str, salt: str) -> str:
     return "p_" + hashlib.sha256(f"{salt}:{pid}".encode()).hexdigest()[:16]
 
