@@ -80,7 +80,10 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
                         sel = sel.iloc[0:0]
                         break
                     sel = sel[sel[k].astype(str) == str(v)]
-                if c["column"] not in df.columns or len(sel) != 1:
+                if c["column"] not in df.columns and list(df.columns) == ["note"] and len(df) == 1:
+                    # a table that says why it was not computed (e.g. no annotation file configured)
+                    status, reason = "not computable", f"{c['result']}: {df['note'].iloc[0]}"
+                elif c["column"] not in df.columns or len(sel) != 1:
                     status = "not computable"
                     reason = f"{len(sel)} rows match {c.get('where')} in {c['result']} (need exactly 1)"
                 else:
@@ -107,6 +110,7 @@ def _within(val: Any, c: dict) -> bool:
     target = c["value"]
     if not isinstance(val, (int, float)) or not isinstance(target, (int, float)):
         return str(val) == str(target)
+    eps = 1e-9 * max(1.0, abs(target))  # a value on the tolerance bound counts as within (float rounding)
     if "rel_tolerance" in c:
-        return abs(val - target) <= abs(target) * float(c["rel_tolerance"])
-    return abs(val - target) <= float(c.get("tolerance", 0))
+        return abs(val - target) <= abs(target) * float(c["rel_tolerance"]) + eps
+    return abs(val - target) <= float(c.get("tolerance", 0)) + eps

@@ -102,3 +102,35 @@ def test_oeg_job_generates_in_one_batch(smollm2_client):
     assert smollm2_client.stats["backend_batches"] == rounds
     t = oeg_table(items, res[0])
     assert list(t["item_id"]) == ["0", "1", "2"] and t["valid"].any()
+
+
+def test_keep_sentences_cuts_after_the_second_sentence():
+    from cultalign.personas.evaluate import keep_sentences, split_sentences
+
+    k = keep_sentences("I would go.  Then I would eat cake!\nAnd then I would sleep. More")
+    assert k == {"text": "I would go. Then I would eat cake!", "sentences": 2, "complete": True, "trimmed": True}
+    # abbreviations, initials and decimals do not end a sentence
+    assert split_sentences("I ask Dr. Sato, e.g. about J. Smith. It costs 3.5 yen.")[0] == [
+        "I ask Dr. Sato, e.g. about J. Smith.", "It costs 3.5 yen."]
+    one = keep_sentences('I\'d say "thank you so much." ')
+    assert one["sentences"] == 1 and one["complete"] and not one["trimmed"]
+    # cut at the token limit before any sentence ended: kept whole, marked unfinished
+    cut = keep_sentences("I would walk to the station and then")
+    assert cut == {"text": "I would walk to the station and then", "sentences": 0, "complete": False,
+                   "trimmed": False}
+    # one complete sentence and an unfinished one: the unfinished part is dropped
+    assert keep_sentences("I would help them. Then I would call my")["text"] == "I would help them."
+
+
+def test_oeg_table_records_kept_answer_and_shape():
+    from cultalign.models.types import ParsedResult
+    from cultalign.personas.evaluate import _oeg_parse, oeg_table
+
+    raws = ["I would bow. I would apologise. I would leave early.", "I would quietly wait for my"]
+    # fake parse results (the logic under test is the table, not the model)
+    parsed = [ParsedResult(_oeg_parse(r), True, r, [{"raw": r}]) for r in raws]
+    items = _oeg_items(2)
+    t = oeg_table(items, parsed)
+    assert list(t["response"]) == ["I would bow. I would apologise.", "I would quietly wait for my"]
+    assert list(t["raw"]) == raws and list(t["sentences"]) == [2, 0]
+    assert list(t["trimmed"]) == [True, False] and list(t["complete"]) == [True, False]

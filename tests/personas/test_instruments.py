@@ -44,3 +44,105 @@ def test_real_baselines(shared_data):
     assert (ref["keyed"].to_numpy() == ipip120["keyed"].to_numpy()).all()
     b5 = load_instrument("big5chat", base / "big5chat.csv", "big5chat")
     assert trait_counts(b5) == {"O": 106, "C": 97, "E": 99, "A": 98, "N": 100}
+
+
+# -- TRAIT ------------------------------------------------------------------------------------
+# Fake TRAIT files written by the tests, in the layouts of the three released forms.
+_FAKE_OPTS = ["Join the group and ask questions.", "Try the new activity right away.",
+              "Stay with what I know.", "Leave it for another day."]
+
+
+def _fake_trait_csv(path, rows):
+    """CulturalPersonas' datasets/baselines/trait.csv layout (pandas index column first)."""
+    import csv
+
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["", "idx", "split", "trait", "statement", "situation", "query", "response_high1",
+                    "response_high2", "response_low1", "response_low2"])
+        for k, (trait, situation, query, opts) in enumerate(rows):
+            w.writerow([k, k, "good", trait, "A statement.", situation, query, *opts])
+
+
+def test_trait_csv_layout_loads_with_scores(tmp_path):
+    p = tmp_path / "fake_trait.csv"
+    _fake_trait_csv(p, [("Openness", "A friend invites me to a new exhibit, with music.", "What do I do?", _FAKE_OPTS),
+                        ("Neuroticism", "My train is late again.", "How do I feel?", _FAKE_OPTS[::-1])])
+    items = load_instrument("trait", p, "trait")
+    assert list(items["trait"]) == ["O", "N"] and list(items["item_id"]) == ["0000", "0001"]
+    assert json.loads(items["options"].iloc[1]) == _FAKE_OPTS[::-1]  # canonical order high1, high2, low1, low2
+    assert json.loads(items["scores"].iloc[0]) == [5, 5, 1, 1]
+    assert items["context"].iloc[0] == "A friend invites me to a new exhibit, with music."
+    assert items["question"].iloc[0] == "What do I do?" and set(items["format"]) == {"choice"}
+
+
+def test_trait_json_layout_excludes_dark_triad_with_count(tmp_path):
+    p = tmp_path / "fake_TRAIT.json"
+    recs = [{"personality": t, "situation": "At work, a colleague asks for help.", "query": "What should I do?",
+             **dict(zip(("response_high1", "response_high2", "response_low1", "response_low2"), _FAKE_OPTS))}
+            for t in ("Agreeableness", "Narcissism", "Psychopathy", "Narcissism", "Extraversion")]
+    p.write_text(json.dumps(recs))
+    items = load_instrument("trait", p, "trait-json")
+    assert list(items["trait"]) == ["A", "E"] and set(items["instrument"]) == {"trait-json"}
+    assert items.attrs["excluded"] == {"Narcissism": 2, "Psychopathy": 1}
+    from cultalign.personas.instruments import load_trait
+
+    with pytest.raises(InstrumentError, match=r"fake_TRAIT.json: row 2: field 'trait'"):
+        load_trait(p, dark_triad="error")
+
+
+def test_trait_hub_layout_question_only(tmp_path):
+    p = tmp_path / "fake_trait_hub.jsonl"
+    rec = {"personality": "Conscientiousness", "question": "My report is due Friday. How do I plan the week?",
+           **dict(zip(("response_high1", "response_high2", "response_low1", "response_low2"), _FAKE_OPTS))}
+    p.write_text(json.dumps(rec) + "\n")
+    items = load_instrument("trait", p, "trait")
+    assert items["context"].iloc[0] == "" and items["question"].iloc[0].startswith("My report is due")
+    assert list(items["trait"]) == ["C"]
+
+
+@pytest.mark.parametrize("mutate, match", [
+    (lambda r: r.__setitem__(3, "Stubbornness"), r"row 2: field 'trait': unknown trait label"),
+    (lambda r: r.__setitem__(9, " "), r"row 2: field 'response_low1' is empty"),
+    (lambda r: r.__setitem__(5, ""), r"row 2: field 'situation' is empty"),
+    (lambda r: r.__setitem__(1, "0"), r"row 2: field 'idx': '0000' repeats row 1"),
+    (lambda r: r.__setitem__(8, r[7]), r"row 2: fields .*two options are identical"),
+])
+def test_trait_bad_rows_name_file_row_field(tmp_path, mutate, match):
+    import csv
+
+    p = tmp_path / "fake_trait_bad.csv"
+    _fake_trait_csv(p, [("Openness", "S one.", "Q one?", _FAKE_OPTS), ("Openness", "S two.", "Q two?", _FAKE_OPTS)])
+    rows = list(csv.reader(open(p)))
+    mutate(rows[2])
+    with open(p, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    with pytest.raises(InstrumentError, match="fake_trait_bad.csv: " + match):
+        load_instrument("trait", p, "trait")
+
+
+def test_trait_missing_column_named(tmp_path):
+    p = tmp_path / "fake_trait_cols.csv"
+    p.write_text("trait,situation,query,response_high1,response_high2,response_low1\nOpenness,s,q,a,b,c\n")
+    with pytest.raises(InstrumentError, match=r"fake_trait_cols.csv: missing column\(s\) \['response_low2'\]"):
+        load_instrument("trait", p, "trait")
+
+
+def test_trait_native_scoring():
+    import pandas as pd
+
+    from cultalign.personas.instruments import trait_native_scores
+
+    s = json.dumps([5, 5, 1, 1])
+    probs = pd.DataFrame({"trait": ["O", "O", "O", "N", "N"], "scores": [s] * 5, "valid": [True] * 4 + [False],
+                          "probs": [json.dumps(p) for p in ([0.1, 0.5, 0.2, 0.2], [0.3, 0.0, 0.3, 0.4],
+                                                            [0.25, 0.25, 0.25, 0.25], [0.0, 0.1, 0.9, 0.0],
+                                                            [1.0, 0.0, 0.0, 0.0])]})
+    out = pd.DataFrame(trait_native_scores(probs)).set_index("trait")
+    # O: argmax high, low (0.4 on low2), high (tie -> first option, high1) -> 2 of 3 items
+    assert out.loc["O", "n_items"] == 3 and out.loc["O", "trait_score_pct"] == pytest.approx(200 / 3)
+    assert out.loc["O", "mean_p_high"] == pytest.approx((0.6 + 0.3 + 0.5) / 3)
+    assert out.loc["O", "expected_likert"] == pytest.approx(1 + 4 * (0.6 + 0.3 + 0.5) / 3)
+    # N: the invalid item is left out
+    assert out.loc["N", "n_items"] == 1 and out.loc["N", "trait_score_pct"] == 0.0
+    assert "C" not in out.index

@@ -109,6 +109,10 @@ def test_release_mcs_oeg_tiny_subsample(release, smollm2_client):
         assert math.isclose(sum(json.loads(r["probs"])), 1, abs_tol=1e-4)
     assert int(ocells["valid"].sum() + ocells["invalid"].sum()) == len(oeg)
     assert (ocells["generated_tokens"] >= ocells["n_items"]).all()
+    # answers keep at most two sentences; cut and trimmed answers are counted per cell
+    assert oeg["sentences"].between(0, 2).all()
+    assert ((ocells["unfinished"] <= ocells["valid"]) & (ocells["trimmed"] <= ocells["valid"])).all()
+    assert int(ocells["unfinished"].sum()) == int((ok["sentences"] == 0).sum())
 
     traits = trait_scores(mcs, oeg)
     assert set(traits["method"]) == {"mcs", "oeg"}

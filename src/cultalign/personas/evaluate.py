@@ -129,8 +129,39 @@ def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: s
     return reqs
 
 
+# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before whitespace or
+# the end of the text; common abbreviations and single initials do not end a sentence.
+_SENT_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)")
+_ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\.g|i\.e|approx|no)\.|\b[A-Za-z]\.)$", re.I)
+MAX_SENTENCES = 2  # the paper's OEG answers are one to two sentences
+
+
+def split_sentences(text: str) -> tuple[list[str], str]:
+    """(complete sentences, unfinished remainder) of whitespace-normalised ``text``."""
+    t = " ".join(str(text).split())
+    sents, start = [], 0
+    for m in _SENT_END.finditer(t):
+        if _ABBREV.search(t[start : m.end()]) and m.end() < len(t):
+            continue
+        sents.append(t[start : m.end()].strip())
+        start = m.end()
+    return [x for x in sents if x], t[start:].strip()
+
+
+def keep_sentences(text: str, n: int = MAX_SENTENCES) -> dict:
+    """The answer cut to its first ``n`` complete sentences.  Text after them is dropped
+    (``trimmed``); an answer without any complete sentence is kept whole and marked unfinished
+    (``complete`` False - the generation stopped mid-sentence, e.g. at the token limit)."""
+    sents, rest = split_sentences(text)
+    if not sents:
+        return {"text": rest, "sentences": 0, "complete": False, "trimmed": False}
+    kept = sents[:n]
+    return {"text": " ".join(kept), "sentences": len(kept), "complete": True,
+            "trimmed": len(sents) > n or bool(rest)}
+
+
 def _oeg_parse(text: str) -> str:
-    t = " ".join(text.split())
+    t = keep_sentences(text)["text"]
     if len(re.findall(r"[A-Za-z]+", t)) < 3:
         raise ValueError("response has fewer than 3 words")
     return t
@@ -154,6 +185,12 @@ def oeg_table(items: pd.DataFrame, parsed: list) -> pd.DataFrame:
     out["raw"] = [p.raw for p in parsed]
     out["valid"] = [p.valid for p in parsed]
     out["attempts"] = [p.n_attempts for p in parsed]
+    # the kept answer vs the raw generation: sentences kept, whether text after the second sentence
+    # was dropped, whether the answer ends a sentence (False = cut mid-sentence)
+    shape = [keep_sentences(p.raw) for p in parsed]
+    out["sentences"] = [k["sentences"] for k in shape]
+    out["trimmed"] = [k["trimmed"] for k in shape]
+    out["complete"] = [k["complete"] for k in shape]
     return out
 
 

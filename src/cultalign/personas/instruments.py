@@ -139,12 +139,138 @@ def load_big5chat(path: str | Path) -> pd.DataFrame:
                         lambda r: "How do you reply?", ["high_output", "low_output"], [5, 1])
 
 
-def load_trait(path: str | Path) -> pd.DataFrame:
-    """TRAIT csv (situation, query, response_high1/2, response_low1/2)."""
-    df = pd.read_csv(path)
-    return _choice_rows("trait", df, str(path), lambda r: " ".join(str(r["situation"]).split()),
-                        lambda r: " ".join(str(r["query"]).split()),
-                        ["response_high1", "response_high2", "response_low1", "response_low2"], [5, 5, 1, 1])
+# TRAIT (Lee et al. 2024): 8 traits (Big Five + Dark Triad), 1,000 items each, four options per
+# item - two that express the trait strongly (response_high1/2) and two weakly (response_low1/2).
+# The released forms: the CulturalPersonas baseline copy datasets/baselines/trait.csv (columns
+# idx, split, trait, statement, situation, query, response_high1, response_high2,
+# response_low1, response_low2; Big Five only, 5,000 rows), the TRAIT repository's TRAIT.json
+# (records with personality, situation, query, the four responses) and the Hugging Face dataset
+# mirlab/TRAIT (one parquet split per trait; records with personality, question, the four responses).
+TRAIT_OPTIONS = ("response_high1", "response_high2", "response_low1", "response_low2")
+TRAIT_SCORES = (5, 5, 1, 1)  # the paper's binary mapping: high -> 5, low -> 1
+DARK_TRIAD = ("machiavellianism", "narcissism", "psychopathy")
+# CulturalPersonas' mcs.py names for the same fields
+_TRAIT_ALIASES = {"personality": "trait", "high1": "response_high1", "high2": "response_high2",
+                  "low1": "response_low1", "low2": "response_low2"}
+
+
+def _read_trait_table(path: Path) -> pd.DataFrame:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    elif suffix in (".json", ".jsonl"):
+        try:
+            if suffix == ".jsonl":
+                recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            else:
+                recs = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as e:
+            raise InstrumentError(f"{path}: not valid JSON: {e}") from e
+        if isinstance(recs, dict):  # {split name: [records]}
+            recs = [dict(r, personality=r.get("personality", k)) for k, rs in recs.items() for r in rs]
+        if not isinstance(recs, list) or not all(isinstance(r, dict) for r in recs):
+            raise InstrumentError(f"{path}: expected a list of records (objects)")
+        df = pd.DataFrame.from_records(recs).astype(object).where(lambda d: d.notna(), "")
+    elif suffix == ".parquet":
+        try:
+            df = pd.read_parquet(path)
+        except ImportError as e:
+            raise InstrumentError(f"{path}: reading parquet needs pyarrow or fastparquet ({e})") from e
+    else:
+        raise InstrumentError(f"{path}: TRAIT file must be .csv, .json, .jsonl or .parquet")
+    df = df.rename(columns={k: v for k, v in _TRAIT_ALIASES.items() if k in df.columns and v not in df.columns})
+    if "question" in df.columns and "query" not in df.columns and "situation" in df.columns:
+        df = df.rename(columns={"question": "query"})
+    return df
+
+
+def load_trait(path: str | Path, dark_triad: str = "exclude") -> pd.DataFrame:
+    """TRAIT items in any of its released forms (see TRAIT_OPTIONS above), validated.
+
+    Options keep the canonical order high1, high2, low1, low2 with scores 5, 5, 1, 1.  Context is
+    the situation and question the query; a file with only ``question`` (the hub form, situation
+    and query joined) gives an empty context.  Dark Triad items are outside the Big Five scale the
+    paper compares: ``dark_triad="exclude"`` leaves them out and counts them in
+    ``df.attrs["excluded"]`` (trait -> rows); ``"error"`` rejects them.  Any other trait label, an
+    empty option or situation/query, or a duplicate ``idx`` raises, naming file, row and field."""
+    path = Path(path)
+    src = str(path)
+    df = _read_trait_table(path).reset_index(drop=True)
+    missing = [c for c in ("trait", *TRAIT_OPTIONS) if c not in df.columns]
+    has_text = ("query" in df.columns) or ("question" in df.columns)
+    if missing or not has_text:
+        need = missing + ([] if has_text else ["query or question"])
+        raise InstrumentError(f"{src}: missing column(s) {need} (found {list(df.columns)})")
+    if dark_triad not in ("exclude", "error"):
+        raise ValueError(f"dark_triad must be 'exclude' or 'error', got {dark_triad!r}")
+    rows, excluded, seen = [], {}, {}
+    for k, r in df.iterrows():
+        label = str(r["trait"]).strip()
+        if label.lower() in DARK_TRIAD and dark_triad == "exclude":
+            excluded[label] = excluded.get(label, 0) + 1
+            continue
+        try:
+            t = trait_code(label)
+        except ValueError as e:
+            raise InstrumentError(f"{src}: row {k + 1}: field 'trait': {e}") from e
+        if "query" in df.columns:
+            context, question, qfield = str(r.get("situation", "")), str(r["query"]), "query"
+            if "situation" in df.columns and not context.strip():
+                raise InstrumentError(f"{src}: row {k + 1}: field 'situation' is empty")
+        else:
+            context, question, qfield = "", str(r["question"]), "question"
+        if not question.strip():
+            raise InstrumentError(f"{src}: row {k + 1}: field {qfield!r} is empty")
+        opts = []
+        for c in TRAIT_OPTIONS:
+            v = r[c]
+            if not isinstance(v, str) or not v.strip():
+                raise InstrumentError(f"{src}: row {k + 1}: field {c!r} is empty")
+            opts.append(" ".join(v.split()))
+        if len(set(opts)) < len(opts):
+            raise InstrumentError(f"{src}: row {k + 1}: fields {list(TRAIT_OPTIONS)}: two options are identical")
+        item_id = f"{k:04d}"
+        if "idx" in df.columns and str(r["idx"]).strip():
+            item_id = str(r["idx"]).strip()
+            item_id = f"{int(item_id):04d}" if item_id.isdigit() else item_id
+            if item_id in seen:
+                raise InstrumentError(f"{src}: row {k + 1}: field 'idx': {item_id!r} repeats row {seen[item_id]}")
+            seen[item_id] = k + 1
+        rows.append({"instrument": "trait", "item_id": item_id, "trait": t, "format": "choice",
+                     "context": " ".join(context.split()), "question": " ".join(question.split()),
+                     "options": json.dumps(opts), "scores": json.dumps(list(TRAIT_SCORES)), "keyed": ""})
+    if not rows:
+        raise InstrumentError(f"{src}: no Big Five items (excluded: {excluded})")
+    out = pd.DataFrame(rows, columns=COLUMNS)
+    out.attrs["excluded"] = excluded
+    return out
+
+
+def trait_native_scores(item_probs: pd.DataFrame) -> pd.DataFrame:
+    """TRAIT's own scoring on per-item option distributions (a table with trait, scores, probs, and
+    optionally valid - the MCS item output): per trait, the percentage of items whose most probable
+    option is a high option (TRAIT reports this, 0-100), the mean probability mass on high options,
+    and the expected score on the paper's 1-5 mapping (1 + 4 * P(high))."""
+    rows = []
+    use = item_probs[item_probs["valid"].astype(bool)] if "valid" in item_probs.columns else item_probs
+    for t in "OCEAN":
+        sub = use[use["trait"] == t]
+        if sub.empty:
+            continue
+        chose_high, p_high = [], []
+        for _, r in sub.iterrows():
+            p = json.loads(r["probs"])
+            s = json.loads(r["scores"])
+            if len(p) != len(s):
+                raise InstrumentError(f"item {r.get('item_id', '?')}: {len(p)} probabilities for {len(s)} options")
+            tot = float(sum(p))
+            high = [i for i, v in enumerate(s) if v == max(s)]
+            chose_high.append(max(range(len(p)), key=lambda i: p[i]) in high)
+            p_high.append(sum(p[i] for i in high) / tot if tot > 0 else float("nan"))
+        ph = float(pd.Series(p_high).mean())
+        rows.append({"trait": t, "n_items": len(sub), "trait_score_pct": 100.0 * sum(chose_high) / len(sub),
+                     "mean_p_high": ph, "expected_likert": 1.0 + 4.0 * ph})
+    return pd.DataFrame(rows, columns=["trait", "n_items", "trait_score_pct", "mean_p_high", "expected_likert"])
 
 
 def cp_items(questions: pd.DataFrame, src: str, instrument: str = "cp") -> pd.DataFrame:

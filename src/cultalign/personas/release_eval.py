@@ -225,6 +225,10 @@ def run_release_oeg(client, root, items: pd.DataFrame, cfg: dict, seed: int, cou
                           "wall_s": gen_wall + map_wall, "generation_s": gen_wall, "mapping_s": map_wall,
                           "requests": t["requests"], "prompt_tokens": t["prompt_tokens"],
                           "generated_tokens": t["generated_tokens"], "truncated": t["truncated"],
+                          # after keeping at most two sentences: answers still cut mid-sentence, and
+                          # answers whose text after the second sentence was dropped
+                          "unfinished": int((v & ~mapped["complete"].astype(bool)).sum()),
+                          "trimmed": int((v & mapped["trimmed"].astype(bool)).sum()),
                           "generated_tokens_per_s": (t["generated_tokens_computed"] / gen_wall
                                                      if gen_wall > 0 and t["generated_tokens_computed"] else math.nan),
                           "tau": cal["tau"], "calibration_acc": cal["acc"],

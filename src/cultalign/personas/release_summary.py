@@ -56,7 +56,8 @@ def run_totals(cells: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
             gs = float(g["generation_s"].sum())
             row.update(generated_tokens=gen, generated_tokens_per_s=gen / gs if gs else math.nan,
                        generation_s=gs, mapping_s=float(g["mapping_s"].sum()), retried=int(g["retried"].sum()),
-                       truncated=int(g["truncated"].sum()))
+                       truncated=int(g["truncated"].sum()),
+                       **{k: int(g[k].sum()) for k in ("unfinished", "trimmed") if k in g.columns})
         rows.append(row)
     out = pd.DataFrame(rows)
     if len(jobs):
