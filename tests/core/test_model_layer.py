@@ -125,3 +125,22 @@ def test_structured_output_writes_fields_in_schema_order(smollm2_client):
                           SamplingParams(max_new_tokens=60, seed=4))], schema, max_attempts=2)[0]
     assert res.valid, res.attempts
     assert list(res.value) == ["question", "answer_high", "answer_low"]  # not sorted
+
+
+def test_onednn_linear_matches_torch_kernel_on_the_real_model(smollm2_spec, smollm2_backend):
+    """The default CPU kernel (oneDNN) against torch's own kernel on the same weights."""
+    import dataclasses
+
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    assert smollm2_backend.linear_kernel == "onednn"
+    ref = TransformersBackend(dataclasses.replace(smollm2_spec, cpu_linear="torch"))
+    assert ref.linear_kernel == "torch"
+    client = ModelClient(smollm2_spec, None, backend=smollm2_backend)
+    p = SamplingParams(temperature=0.0, max_new_tokens=24, seed=1)
+    prompts = [client.render(ChatRequest.make(q).messages) for q in
+               ("Name a greeting custom in Japan.", "What do guests bring to a dinner in Denmark?")]
+    assert [g.text for g in smollm2_backend.generate(prompts, p)] == [g.text for g in ref.generate(prompts, p)]
+    item = (client.render(ScoreItem.make(MC_PROMPT, OPTIONS).messages), OPTIONS)
+    for a, b in zip(smollm2_backend.score([item])[0].logprobs, ref.score([item])[0].logprobs):
+        assert a == pytest.approx(b, abs=2e-3)

@@ -28,6 +28,48 @@ def batch_seed(seeds: Sequence[int]) -> int:
     return int.from_bytes(hashlib.sha256(",".join(map(str, seeds)).encode()).digest()[:7], "big")
 
 
+def use_onednn_linear(model, rtol: float = 1e-3) -> int:
+    """Run the model's ``nn.Linear`` layers through oneDNN on the CPU; returns how many.
+
+    torch's default CPU linear kernel (MKL sgemm/sgemv) reads weights at roughly half
+    the memory bandwidth oneDNN reaches on AMD EPYC (measured on the CI machine:
+    the 49152x576 output layer in 7.5 ms vs 2.7 ms at batch 1, 16.3 vs 6.1 ms at
+    batch 16). Decoding a small model is bound by reading weights, so this speeds
+    generation and scoring. The kernel is checked against ``F.linear`` on the first
+    layer; on any error or disagreement nothing is changed and 0 is returned.
+    """
+    import types
+
+    import torch
+
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    if not linears or not torch.backends.mkldnn.is_available():
+        return 0
+    op = torch.ops.mkldnn._linear_pointwise
+    probe = linears[0]
+    try:
+        with torch.inference_mode():
+            x = torch.randn(2, 3, probe.in_features, dtype=probe.weight.dtype)
+            ref = torch.nn.functional.linear(x, probe.weight, probe.bias).float()
+            got = op(x, probe.weight, probe.bias, "none", [], "").float()
+        if got.shape != ref.shape:
+            raise ValueError(f"shape {tuple(got.shape)} != {tuple(ref.shape)}")
+        err = float((got - ref).abs().max() / ref.abs().max().clamp(min=1e-12))
+        tol = rtol if probe.weight.dtype == torch.float32 else 2e-2
+        if err > tol:
+            raise ValueError(f"relative difference {err:.2e} > {tol:g}")
+    except Exception as exc:  # noqa: BLE001 - any failure means: keep torch's kernel
+        log.warning("oneDNN linear kernel not used (%s); keeping torch's", exc)
+        return 0
+
+    def forward(self, x):
+        return op(x, self.weight, self.bias, "none", [], "")
+
+    for m in linears:
+        m.forward = types.MethodType(forward, m)
+    return len(linears)
+
+
 def _torch_dtype(name: str):
     import torch
 
@@ -51,6 +93,10 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = AutoModelForCausalLM.from_pretrained(spec.location, revision=spec.revision, dtype=dtype)
         self.model.to(self.device).eval()
+        self.linear_kernel = "torch"
+        if self.device == "cpu" and spec.cpu_linear == "onednn" and use_onednn_linear(self.model):
+            self.linear_kernel = "onednn"
+        log.info("%s: linear layers on %s use the %s kernel", spec.name, self.device, self.linear_kernel)
         self._grammar_compiler = None
         import inspect
 

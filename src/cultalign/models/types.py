@@ -36,6 +36,7 @@ class ModelSpec:
     base_url: str | None = None  # openai backend
     api_key_env: str | None = None  # openai backend: name of the env var holding the key
     threads: int | None = None  # CPU threads for the transformers backend
+    cpu_linear: str = "onednn"  # onednn | torch: kernel for linear layers on the CPU
     extra: dict = field(default_factory=dict)
 
     @classmethod
