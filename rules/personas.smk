@@ -16,6 +16,11 @@ STUDY_TARGETS["personas"] = (
     + [f"results/personas/audit/generated_{P_GEN}/summary.tsv"]
     + [f"results/personas/human/{f}_counts.tsv" for f in P_FORMS]
     + (
+        ["results/personas/tables/trait_native_scores.tsv"]
+        if P_TRAIT_INSTRUMENTS
+        else []
+    )
+    + (
         ["results/personas/audit/release/summary.tsv"]
         if PCFG["release"]["path"]
         else []

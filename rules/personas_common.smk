@@ -218,3 +218,23 @@ def personas_release_summary_inputs(wildcards):
         "mcs": personas_release_outputs("mcs"),
         "oeg": personas_release_outputs("oeg"),
     }
+
+
+P_TRAIT_INSTRUMENTS = [
+    i for i in P_BASELINES if PCFG["instruments"][i].get("format") == "trait"
+]
+
+
+def personas_trait_items():
+    """MCS item files of the TRAIT-format instruments, as (model, path) pairs."""
+    return [
+        (m, f"results/personas/mcs/{m}/{i}/{c}_{p}.items.tsv")
+        for m in P_MODELS
+        for i in P_TRAIT_INSTRUMENTS
+        for c in P_COUNTRIES
+        for p in P_PRIMING
+    ]
+
+
+def personas_trait_item_files(wildcards):
+    return [path for _, path in personas_trait_items()]

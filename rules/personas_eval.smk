@@ -129,3 +129,27 @@ rule personas_plots:
         figures=P_FIGURES,
     script:
         "../scripts/personas/plots.py"
+
+
+rule personas_trait_native:
+    """TRAIT's own scoring of the TRAIT-format instruments' MCS items (Table 5 baseline)."""
+    input:
+        personas_trait_item_files,
+    output:
+        report(
+            "results/personas/tables/trait_native_scores.tsv",
+            caption="../report/personas/trait_native_scores.rst",
+            category="CulturalPersonas",
+        ),
+    log:
+        "logs/personas/trait_native.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        files=personas_trait_items(),
+    script:
+        "../scripts/personas/trait_native.py"

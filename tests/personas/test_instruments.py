@@ -146,3 +146,28 @@ def test_trait_native_scoring():
     # N: the invalid item is left out
     assert out.loc["N", "n_items"] == 1 and out.loc["N", "trait_score_pct"] == 0.0
     assert "C" not in out.index
+
+
+def test_trait_native_table_over_mcs_item_files(tmp_path):
+    import pandas as pd
+
+    from cultalign.personas.instruments import InstrumentError, trait_native_table
+
+    s = json.dumps([5, 5, 1, 1])
+    rows = [("O", [0.7, 0.1, 0.1, 0.1], True), ("O", [0.1, 0.1, 0.7, 0.1], True),
+            ("N", [0.25] * 4, False), ("N", [0.25] * 4, False)]
+    df = pd.DataFrame([{"country": "japan", "priming": "primed", "instrument": "trait", "item_id": f"{i:04d}",
+                        "trait": t, "probs": json.dumps(p), "scores": s, "valid": v}
+                       for i, (t, p, v) in enumerate(rows)])
+    f = tmp_path / "japan_primed.items.tsv"
+    df.to_csv(f, sep="\t", index=False)
+    out = trait_native_table([("m1", f)]).set_index("trait")
+    assert list(out["model"]) == ["m1", "m1"] and set(out["instrument"]) == {"trait"}
+    assert out.loc["O", "n_items"] == 2 and out.loc["O", "n_invalid"] == 0
+    assert out.loc["O", "trait_score_pct"] == pytest.approx(50.0)
+    # every N item was invalid: the row stays, with no score and both items counted
+    assert out.loc["N", "n_items"] == 0 and out.loc["N", "n_invalid"] == 2
+    assert pd.isna(out.loc["N", "trait_score_pct"])
+    df.drop(columns="valid").to_csv(f, sep="\t", index=False)
+    with pytest.raises(InstrumentError, match=r"japan_primed.items.tsv: missing column\(s\) \['valid'\]"):
+        trait_native_table([("m1", f)])

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
 
@@ -271,6 +272,37 @@ def trait_native_scores(item_probs: pd.DataFrame) -> pd.DataFrame:
         rows.append({"trait": t, "n_items": len(sub), "trait_score_pct": 100.0 * sum(chose_high) / len(sub),
                      "mean_p_high": ph, "expected_likert": 1.0 + 4.0 * ph})
     return pd.DataFrame(rows, columns=["trait", "n_items", "trait_score_pct", "mean_p_high", "expected_likert"])
+
+
+TRAIT_NATIVE_COLUMNS = ["model", "instrument", "country", "priming", "trait", "n_items", "n_invalid",
+                        "trait_score_pct", "mean_p_high", "expected_likert"]
+
+
+def trait_native_table(files: Sequence[tuple[str, str | Path]]) -> pd.DataFrame:
+    """TRAIT's own scores for every (model, MCS item file) of a TRAIT-format instrument: one row per
+    model x instrument x country x priming x trait, with the count of invalid items left out."""
+    parts = []
+    for model, path in files:
+        df = pd.read_csv(path, sep="\t", dtype={"item_id": str})
+        need = {"country", "priming", "instrument", "trait", "probs", "scores", "valid"} - set(df.columns)
+        if need:
+            raise InstrumentError(f"{path}: missing column(s) {sorted(need)}")
+        for (inst, country, priming), g in df.groupby(["instrument", "country", "priming"], sort=True):
+            valid = g["valid"].astype(str).str.lower().isin(("true", "1"))
+            scores = trait_native_scores(g[valid].drop(columns="valid")).set_index("trait")
+            # a trait whose items were all invalid keeps its row (n_items 0, scores empty)
+            scores = scores.reindex([t for t in "OCEAN" if t in set(g["trait"])]).reset_index()
+            scores["n_items"] = scores["n_items"].fillna(0).astype(int)
+            invalid = (~valid).groupby(g["trait"]).sum()
+            scores.insert(0, "model", model)
+            scores.insert(1, "instrument", inst)
+            scores.insert(2, "country", country)
+            scores.insert(3, "priming", priming)
+            scores.insert(6, "n_invalid", [int(invalid.get(t, 0)) for t in scores["trait"]])
+            parts.append(scores)
+    if not parts:
+        return pd.DataFrame(columns=TRAIT_NATIVE_COLUMNS)
+    return pd.concat(parts, ignore_index=True)[TRAIT_NATIVE_COLUMNS]
 
 
 def cp_items(questions: pd.DataFrame, src: str, instrument: str = "cp") -> pd.DataFrame:
