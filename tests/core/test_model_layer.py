@@ -144,3 +144,43 @@ def test_onednn_linear_matches_torch_kernel_on_the_real_model(smollm2_spec, smol
     item = (client.render(ScoreItem.make(MC_PROMPT, OPTIONS).messages), OPTIONS)
     for a, b in zip(smollm2_backend.score([item])[0].logprobs, ref.score([item])[0].logprobs):
         assert a == pytest.approx(b, abs=2e-3)
+
+
+def test_packed_and_cached_option_scoring_agree(smollm2_client, smollm2_backend):
+    """Both shared-prefix paths against each other and the full-prompt reference, incl. 1-token labels."""
+    items = [ScoreItem.make(MC_PROMPT, OPTIONS), ScoreItem.make("Is bowing common in Japan? Yes or No.", ["Yes", "No"]),
+             ScoreItem.make("Pick the polite reply.", [" Thank you very much.", " No.", " Thanks, I would love some tea."])]
+    smollm2_client.score_options(items[:1])
+    assert smollm2_backend._packed_ok is True
+    tok = smollm2_backend.tokenizer
+    for it in items:
+        prompt = smollm2_client.render(it.messages)
+        opts = list(it.options)
+        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
+        o_ids = [smollm2_backend._split_tokens(prompt, o)[1] for o in opts]
+        packed = smollm2_backend._score_packed(p_ids, o_ids)
+        cached = smollm2_backend._score_cached(p_ids, o_ids)
+        full = smollm2_backend.score_full(prompt, opts)
+        assert packed.token_counts == cached.token_counts == full.token_counts
+        for a, b, c in zip(packed.logprobs, cached.logprobs, full.logprobs):
+            assert a == pytest.approx(b, abs=1e-3) and a == pytest.approx(c, abs=2e-3)
+
+
+def test_packed_scoring_falls_back_to_the_cached_path(smollm2_spec, smollm2_backend, monkeypatch, caplog):
+    import dataclasses
+
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    be = TransformersBackend(dataclasses.replace(smollm2_spec))  # a fresh backend: its first item runs the check
+
+    def fake_packed(p_ids, opts):  # a fake packed path, as if the attention kernel rejected the mask
+        raise NotImplementedError("custom 4D masks are not supported")
+
+    monkeypatch.setattr(be, "_score_packed", fake_packed)
+    client = ModelClient(smollm2_spec, None, backend=be)
+    first, second = client.score_options([ScoreItem.make(MC_PROMPT, OPTIONS), ScoreItem.make(MC_PROMPT, OPTIONS[:3])])
+    assert be._packed_ok is False and "NOT used" in caplog.text and "custom 4D masks" in caplog.text
+    ref = smollm2_backend.score_full(client.render(ScoreItem.make(MC_PROMPT, OPTIONS).messages), OPTIONS)
+    for a, b in zip(first.logprobs, ref.logprobs):
+        assert a == pytest.approx(b, abs=2e-3)
+    assert len(second.logprobs) == 3

@@ -2,16 +2,21 @@
 
 * generation: left-padded batches, one seed per batch, stop strings, optional
   xgrammar-constrained decoding for JSON schemas;
-* option scoring: the shared prompt prefix runs once per item; its KV cache is
-  expanded to all options, which are scored as one batch of continuations.
-  ``score_full`` (every option as its own full prompt) is kept as the reference
-  the fast path is tested against, and as the fallback when tokenisation at the
-  prefix/option boundary differs.
+* option scoring: the shared prompt prefix runs once per item. Packed path
+  (default): prefix and all options in one sequence with a block attention
+  mask, logits only where an option token is predicted. Cached path: the
+  prefix's KV cache expanded to the options, scored as one padded batch; the
+  packed path is checked against it on the first item and the cached path is
+  used if they disagree or the model rejects a custom mask. ``score_full``
+  (every option as its own full prompt) is the reference both are tested
+  against, and the fallback when tokenisation at the prefix/option boundary
+  differs.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 from typing import Sequence
 
 from .types import Generation, ModelSpec, OptionScores, SamplingParams
@@ -100,8 +105,16 @@ class TransformersBackend:
         self._grammar_compiler = None
         import inspect
 
+        fwd = inspect.signature(self.model.forward).parameters
         # transformers >= 5.2x renamed the forward argument past_key_values -> cache
-        self._cache_kw = "cache" if "cache" in inspect.signature(self.model.forward).parameters else "past_key_values"
+        self._cache_kw = "cache" if "cache" in fwd else "past_key_values"
+        # scoring needs logits at a few positions only; skip the output layer elsewhere
+        self._keep_kw = "logits_to_keep" if "logits_to_keep" in fwd else None
+        self._packed_ok: bool | None = None  # packed option scoring checked on the first item
+
+    def _keep(self, n: int) -> dict:
+        """Forward kwargs computing logits for the last ``n`` positions only (where the model supports it)."""
+        return {self._keep_kw: n} if self._keep_kw else {}
 
     # -- generation --------------------------------------------------------
     def _logits_processor(self, schema: str | None):
@@ -166,19 +179,76 @@ class TransformersBackend:
         return [self._score_item(prompt, options) for prompt, options in items]
 
     def _score_item(self, prompt: str, options: list[str]) -> OptionScores:
-        import torch
-        from transformers import DynamicCache
-
         splits = [self._split_tokens(prompt, o) for o in options]
         if any(s is None for s in splits):
             log.debug("token boundary differs between prompt and option; scoring as full prompts")
             return self.score_full(prompt, options)
-        p_ids = splits[0][0]
-        opts = [s[1] for s in splits]
+        p_ids, opts = splits[0][0], [s[1] for s in splits]
+        if self._packed_ok is None:  # first item: check the packed path against the cached one
+            cached = self._score_cached(p_ids, opts)
+            tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
+            try:
+                packed = self._score_packed(p_ids, opts)
+                diff = max(abs(a - b) for a, b in zip(packed.logprobs, cached.logprobs))
+                why = f"max |diff| to the cached-prefix path {diff:.2e} nats, tolerance {tol:g}"
+            except Exception as exc:  # noqa: BLE001 - e.g. an attention kernel without custom masks
+                diff, why = math.inf, f"{type(exc).__name__}: {exc}"
+            self._packed_ok = diff <= tol
+            log.log(logging.INFO if self._packed_ok else logging.WARNING, "packed option scoring %s (%s)",
+                    "in use" if self._packed_ok else "NOT used; the cached-prefix path scores", why)
+            return packed if self._packed_ok else cached
+        return self._score_packed(p_ids, opts) if self._packed_ok else self._score_cached(p_ids, opts)
+
+    def _score_packed(self, p_ids: list[int], opts: list[list[int]]) -> OptionScores:
+        """One forward over prefix + every option packed in one sequence: each option's tokens see
+        the prefix and their own earlier tokens (a block mask), positions restart after the prefix,
+        and logits are computed only at the positions that predict an option token."""
+        import torch
+
+        n_p = len(p_ids)
+        length = n_p + sum(len(o) for o in opts)
+        allowed = torch.zeros(length, length, dtype=torch.bool)
+        allowed[:n_p, :n_p] = torch.ones(n_p, n_p, dtype=torch.bool).tril()
+        ids, pos, starts, start = list(p_ids), list(range(n_p)), [], n_p
+        for o in opts:
+            n = len(o)
+            allowed[start : start + n, :n_p] = True
+            allowed[start : start + n, start : start + n] = torch.ones(n, n, dtype=torch.bool).tril()
+            ids += o
+            pos += range(n_p, n_p + n)
+            starts.append(start)
+            start += n
+        dtype = self.model.dtype
+        mask = torch.zeros(1, 1, length, length, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        # row 0 predicts every option's first token; then each option's own positions
+        rows = [n_p - 1] + [st + j - 1 for st, o in zip(starts, opts) for j in range(1, len(o))]
+        dev = self.device
+        with torch.inference_mode():
+            out = self.model(input_ids=torch.tensor([ids], device=dev), attention_mask=mask.to(dev),
+                             position_ids=torch.tensor([pos], device=dev), use_cache=False,
+                             **({self._keep_kw: torch.tensor(rows, device=dev)} if self._keep_kw else {}))
+            logits = out.logits[0]
+            if logits.shape[0] != len(rows):  # model ignored logits_to_keep: select the rows here
+                logits = logits[torch.tensor(rows, device=dev)]
+            lps = torch.log_softmax(logits.float(), dim=-1)
+        totals, r = [], 1
+        for o in opts:
+            total = float(lps[0, o[0]])
+            for j in range(1, len(o)):
+                total += float(lps[r, o[j]])
+                r += 1
+            totals.append(total)
+        return OptionScores(logprobs=totals, token_counts=[len(o) for o in opts])
+
+    def _score_cached(self, p_ids: list[int], opts: list[list[int]]) -> OptionScores:
+        """The prefix runs once; its KV cache is expanded to the options, scored as one padded batch."""
+        import torch
+        from transformers import DynamicCache
+
         n, lmax = len(opts), max(len(o) for o in opts)
         pad = self.tokenizer.pad_token_id or 0
         with torch.inference_mode():
-            pre = self.model(torch.tensor([p_ids], device=self.device), use_cache=True)
+            pre = self.model(torch.tensor([p_ids], device=self.device), use_cache=True, **self._keep(1))
             first_lp = torch.log_softmax(pre.logits[0, -1].float(), dim=-1)
             cache = DynamicCache()
             pre_cache = getattr(pre, "cache", None) or pre.past_key_values
@@ -217,9 +287,11 @@ class TransformersBackend:
             while k < min(len(p_ids), len(full)) and p_ids[k] == full[k]:
                 k += 1
             k = max(1, min(k, len(full) - 1))
+            n_keep = len(full) - k + 1  # logits at positions k-1 .. len(full)-1
             with torch.inference_mode():
-                logits = self.model(torch.tensor([full], device=self.device)).logits[0].float()
+                logits = self.model(torch.tensor([full], device=self.device), **self._keep(n_keep)).logits[0].float()
             lp = torch.log_softmax(logits, dim=-1)
-            totals.append(float(sum(lp[j - 1, full[j]] for j in range(k, len(full)))))
+            off = len(full) - lp.shape[0]  # absolute position of lp's first row
+            totals.append(float(sum(lp[j - 1 - off, full[j]] for j in range(k, len(full)))))
             counts.append(len(full) - k)
         return OptionScores(logprobs=totals, token_counts=counts)
