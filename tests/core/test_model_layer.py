@@ -184,3 +184,19 @@ def test_packed_scoring_falls_back_to_the_cached_path(smollm2_spec, smollm2_back
     for a, b in zip(first.logprobs, ref.logprobs):
         assert a == pytest.approx(b, abs=2e-3)
     assert len(second.logprobs) == 3
+
+
+def test_long_items_are_scored_through_the_cached_path(smollm2_client, smollm2_backend, monkeypatch):
+    import cultalign.models.transformers_backend as tb
+
+    item = ScoreItem.make(MC_PROMPT, OPTIONS)
+    rendered = smollm2_client.render(item.messages)
+    smollm2_backend.score([(rendered, OPTIONS)])  # the packed path has been checked
+    calls = []
+    monkeypatch.setattr(smollm2_backend, "_score_packed", lambda *a: calls.append(a))
+    monkeypatch.setattr(tb, "PACKED_MAX_TOKENS", 10)
+    long_ = smollm2_backend.score([(rendered, OPTIONS)])[0]
+    assert calls == []
+    ref = smollm2_backend.score_full(rendered, OPTIONS)
+    for a, b in zip(long_.logprobs, ref.logprobs):
+        assert a == pytest.approx(b, abs=2e-3)

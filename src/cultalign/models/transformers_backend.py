@@ -24,6 +24,11 @@ from .types import Generation, ModelSpec, OptionScores, SamplingParams
 log = logging.getLogger(__name__)
 
 
+# packed option scoring attends over prompt + all options at once (a length^2 mask); items
+# longer than this are scored through the cached-prefix path instead
+PACKED_MAX_TOKENS = 2048
+
+
 def batch_seed(seeds: Sequence[int]) -> int:
     """One seed for a batch of requests; equals the request's seed for a batch of one."""
     if len(set(seeds)) == 1:
@@ -184,6 +189,8 @@ class TransformersBackend:
             log.debug("token boundary differs between prompt and option; scoring as full prompts")
             return self.score_full(prompt, options)
         p_ids, opts = splits[0][0], [s[1] for s in splits]
+        if len(p_ids) + sum(len(o) for o in opts) > PACKED_MAX_TOKENS:
+            return self._score_cached(p_ids, opts)
         if self._packed_ok is None:  # first item: check the packed path against the cached one
             cached = self._score_cached(p_ids, opts)
             tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
