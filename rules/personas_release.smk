@@ -1,7 +1,7 @@
 # personas: the real-data run (issue 4, section 6) - MCS and OEG on the published
 # CulturalPersonas release (all six countries) and its BFI / IPIP / Big5Chat
 # baselines, with run cost (wall time, tokens, rates) and valid-option mass.
-# Not part of CI:  snakemake --cores 2 --configfile config/personas-release.yaml personas_release_eval
+# Not part of CI:  snakemake personas_release_eval --cores 2 --configfile config/personas-release.yaml
 
 
 rule personas_release_items:
