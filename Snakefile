@@ -13,9 +13,9 @@ configfile: "config/config.yaml"
 include: "rules/common.smk"
 include: "rules/models.smk"
 include: "rules/downloads.smk"
-include: "rules/pact.smk"
-include: "rules/personas.smk"
-include: "rules/monopolet.smk"
+include: "rules/pact/main.smk"
+include: "rules/personas/main.smk"
+include: "rules/monopolet/main.smk"
 include: "rules/report.smk"
 
 
@@ -23,3 +23,7 @@ rule all:
     default_target: True
     input:
         all_targets,
+
+
+# after every rule is defined (rules/common.smk)
+add_code_params()

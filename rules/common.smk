@@ -1,5 +1,13 @@
-# Config loading and validation, wildcard constraints and input functions.
-# No rules here.
+# Config loading and validation, wildcard constraints, params and input
+# functions shared by every study.  No rules here.
+#
+# Params: every config value a rule's script uses reaches it as a named param,
+# narrow and order-stable:
+#   params: bootstrap=conf("pact.behaviour.bootstrap"), llm=llm_of_wildcard
+# so Snakemake's params trigger reruns exactly the jobs a config change
+# affects.  Every script rule also gets the param `code` (a hash of the package
+# modules its script imports) (add_code_params, called at the end of the
+# Snakefile), so an edit of src/cultalign reruns the rules that use it.
 import os
 import re
 import sys
@@ -20,6 +28,9 @@ os.environ.update(
 # cores).  PASSIVE makes waiting threads sleep; a user's own setting wins.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+from cultalign.core.codehash import code_hash
+from cultalign.core.provenance import canonical
+from cultalign.core.shards import shard_ids
 from cultalign.config import (
     check_input_files,
     check_model_refs,
@@ -69,12 +80,57 @@ def default_model_weights(wildcards):
     return model_dir(default_model())
 
 
-def model_resources():
-    return config["resources"]
+def conf(key):
+    """Param function: the config value at dotted `key` (mappings with sorted keys).
+
+    A function, not the value, so Snakemake neither formats braces in config
+    strings as wildcards nor stores anything but the value; a missing key fails
+    at parse time naming it.
+    """
+    value = config
+    for part in key.split("."):
+        if not isinstance(value, dict) or part not in value:
+            raise KeyError(f"config key '{key}' does not exist (no '{part}')")
+        value = value[part]
+    value = canonical(value)
+
+    def param(wildcards):
+        return value
+
+    param.__name__ = f"conf_{key.replace('.', '_')}"
+    return param
 
 
-def shard_ids(n):
-    return [f"{i:03d}" for i in range(n)]
+def llm_of(name):
+    """Param function, model `name` (a config role), giving the model's own `models`
+    entry and the request-cache settings (cultalign.models.open_client)."""
+    value = canonical(
+        {
+            "name": name,
+            "spec": MODELS[name],
+            "cache_dir": config["cache_dir"],
+            "retry": config["retry"],
+        }
+    )
+
+    def param(wildcards):
+        return value
+
+    return param
+
+
+def llm_of_wildcard(wildcards):
+    """Param function for a rule with a {model} wildcard."""
+    return llm_of(wildcards.model)(wildcards)
+
+
+def add_code_params():
+    """Give each script rule the param `code`, the hash of the package code that
+    its script imports (cultalign.core.codehash).  Called once, after every include."""
+    for r in workflow.rules:
+        if r.script is not None:
+            script = r.basedir.join(r.script).get_path_or_uri(secret_free=True)
+            r.set_params(code=code_hash(script))
 
 
 def study_targets(study):
@@ -122,8 +178,9 @@ def env_of_model(name):
     For rules without a {model} wildcard whose model is set by a config role
     (construction model, judge, extractor): `conda: env_of_model(<role model>)`.
     """
-    backend = MODELS[name]["backend"]
-    return "../envs/vllm.yaml" if backend == "vllm" else "../envs/llm.yaml"
+    env = "vllm.yaml" if MODELS[name]["backend"] == "vllm" else "llm.yaml"
+    # absolute: rule files sit at different depths (rules/, rules/<study>/)
+    return str(Path(workflow.basedir) / "envs" / env)
 
 
 def model_env(wildcards):
@@ -155,9 +212,6 @@ def model_mem(wildcards):
     return mem_of_model(getattr(wildcards, "model", None) or default_model())
 
 
-def download_url(wildcards):
-    return config["downloads"][wildcards.path]["url"]
-
-
-def download_sha256(wildcards):
-    return config["downloads"][wildcards.path]["sha256"]
+def download_entry(wildcards):
+    """Param function of download_file: the `downloads` entry of {path} (url, revision, sha256)."""
+    return canonical(config["downloads"][wildcards.path])

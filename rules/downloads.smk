@@ -1,10 +1,13 @@
-# Public sources fetched by URL with a pinned checksum (config `downloads`).
+# The one download rule: every public source file of every study (config
+# `downloads`), fetched by URL at its pinned revision and checked against its
+# sha256.  Studies read resources/downloads/<key> through their input paths.
 
 
 rule download_file:
-    """Fetch one `downloads` entry into resources/downloads/ and verify its sha256."""
+    """Fetch one `downloads` entry into resources/downloads/ (revision and sha256 checked)."""
     output:
-        "resources/downloads/{path}",
+        data=protected("resources/downloads/{path}"),
+        source="resources/downloads/{path}.source.json",
     log:
         "logs/downloads/{path}.log",
     wildcard_constraints:
@@ -14,9 +17,8 @@ rule download_file:
         "../envs/stats.yaml"
     resources:
         mem_mb=1000,
-        runtime=30,
+        runtime=60,
     params:
-        url=download_url,
-        sha256=download_sha256,
+        entry=download_entry,
     script:
         "../scripts/downloads/download_file.py"

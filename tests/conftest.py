@@ -125,3 +125,17 @@ def copy_worktree(dest: Path, link_models: bool = True) -> Path:
                 if m.is_dir() and not m.name.startswith("."):
                     (dest / "resources" / "models" / m.name).symlink_to(m.resolve())
     return dest
+
+
+@pytest.fixture(scope="session")
+def small_run(tmp_path_factory) -> Path:
+    """A copy of the checkout in which the small test config has run end to end
+    (every study, real default model, request cache inside the copy).  Read-only
+    for tests: a test that edits a file there restores it."""
+    from workflow import SMALL_CONFIG, snakemake
+
+    ensure_default_model()
+    work = copy_worktree(tmp_path_factory.mktemp("small") / "work")
+    out = snakemake(work, "--cores", "2", "--configfile", SMALL_CONFIG)
+    assert out.returncode == 0, out.stderr[-6000:]
+    return work

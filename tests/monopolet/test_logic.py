@@ -12,7 +12,8 @@ from cultalign.monopolet.mapping import cut_sections, drop_longest
 from cultalign.monopolet.metrics import agreement_per_dilemma, summarise, weighted_topic_scores
 from cultalign.monopolet.response_stats import count_features
 from cultalign.monopolet.text import find_prize_start, make_chunks, sentence_table, split_sentences
-from cultalign.stats.classification import classification_table, cohen_kappa, error_rate
+from cultalign.stats.agreement import cohen_kappa
+from cultalign.stats.classification import classification_table, error_rate
 
 DEMO = "resources/demo/monopolet/manifest.json"
 

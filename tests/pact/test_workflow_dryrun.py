@@ -24,4 +24,4 @@ def test_pact_dry_run(extra):
                  "pact_behaviour_analysis", "pact_ingest_prolific"):
         assert rule in text
     if extra:  # paper scale downloads the sources and evaluates every configured model, sharded
-        assert "pact_download_source" in text
+        assert "download_file" in text

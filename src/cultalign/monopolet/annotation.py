@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..stats.classification import classification_table, cohen_kappa, error_rate
+from ..stats.agreement import cohen_kappa
+from ..stats.classification import classification_table, error_rate
 
 
 class AnnotationError(ValueError):

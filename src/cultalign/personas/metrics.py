@@ -125,7 +125,7 @@ def oeg_human_correlation(responses: pd.DataFrame, path: str | None) -> pd.DataF
 def annotation_agreement(path: str | None) -> pd.DataFrame:
     if not path:
         return _note("no validation annotation file configured (personas.annotations.validation): not computed")
-    from statsmodels.stats.inter_rater import cohens_kappa
+    from cultalign.stats.agreement import cohen_kappa
 
     ann = pd.read_csv(path, sep="\t", dtype=str)
     rows = []
@@ -134,11 +134,8 @@ def annotation_agreement(path: str | None) -> pd.DataFrame:
         if wide.shape[1] != 2:
             raise ValueError(f"{path}: {c}/{task}: expected two annotators, found {wide.shape[1]}")
         a, b = wide.iloc[:, 0], wide.iloc[:, 1]
-        cats = sorted(set(a) | set(b))
-        tab = pd.crosstab(pd.Categorical(a, cats), pd.Categorical(b, cats), dropna=False).to_numpy()
-        kappa = float(cohens_kappa(tab).kappa) if len(cats) > 1 else math.nan
         rows.append({"country": c, "task": task, "units": len(wide), "percent_agreement": float((a == b).mean()),
-                     "cohen_kappa": kappa})
+                     "cohen_kappa": cohen_kappa(a, b)})
     return pd.DataFrame(rows)
 
 

@@ -6,7 +6,6 @@ import hashlib
 import json
 import logging
 import math
-import urllib.request
 from pathlib import Path
 
 import pandas as pd
@@ -89,23 +88,6 @@ def run_audit(release, cfg, countries, external, findings_path, summary_path, co
     for p in (findings_path, summary_path):
         write_sidecar(p, config=config, counts={"findings": len(findings)}, extra={"release": str(release)})
     log.info("audit of %s: %d findings\n%s", release, len(findings), summary.to_string())
-
-
-def download_checked(url: str, sha256: str | None, out: str):
-    tmp = Path(str(out) + ".part")
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    h = hashlib.sha256()
-    with urllib.request.urlopen(url, timeout=120) as r, open(tmp, "wb") as fh:
-        while chunk := r.read(1 << 20):
-            h.update(chunk)
-            fh.write(chunk)
-    got = h.hexdigest()
-    if sha256 and got != sha256:
-        tmp.unlink()
-        raise ValueError(f"{url}: sha256 {got} does not match the configured {sha256}")
-    if not sha256:
-        log.warning("%s: no sha256 configured; downloaded file has sha256 %s - pin it in the config", url, got)
-    tmp.rename(out)
 
 
 def human_scores(raw, key_path, cfg, form, scores_path, counts_path, config):

@@ -48,25 +48,38 @@ def positive_agreement(ratings: pd.DataFrame, positive=1) -> float:
     return float(2 * both / denom) if denom else math.nan
 
 
-def cohen_kappa(ratings: pd.DataFrame) -> float:
-    """Mean pairwise Cohen's kappa (statsmodels) over rater pairs with >= 2 shared items."""
-    from statsmodels.stats.inter_rater import cohens_kappa, to_table
+def cohen_kappa(a, b) -> float:
+    """Cohen's kappa of two raters' paired labels (statsmodels), the one kappa of the project.
 
+    NaN when it is undefined: no pairs, or a table with a single category
+    (both raters used one label throughout, so expected agreement is 1 and
+    kappa is 0/0); report observed agreement beside it."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    a, b = list(a), list(b)
+    if len(a) != len(b):
+        raise ValueError(f"Cohen's kappa needs paired labels, got {len(a)} and {len(b)}")
+    cats = sorted(set(a) | set(b), key=str)
+    if not a or len(cats) < 2:
+        return math.nan
+    index = {c: k for k, c in enumerate(cats)}
+    table = np.zeros((len(cats), len(cats)))
+    for x, y in zip(a, b):
+        table[index[x], index[y]] += 1
+    return float(cohens_kappa(table).kappa)
+
+
+def mean_pairwise_kappa(ratings: pd.DataFrame) -> float:
+    """Mean of :func:`cohen_kappa` over rater pairs with >= 2 shared items (undefined pairs skipped)."""
     cols = list(ratings.columns)
     ks = []
     for i, j in itertools.combinations(range(len(cols)), 2):
         sub = ratings.iloc[:, [i, j]].dropna()
         if len(sub) < 2:
             continue
-        cats = sorted(set(sub.iloc[:, 0]) | set(sub.iloc[:, 1]))
-        if len(cats) < 2:
-            ks.append(1.0)  # perfect agreement on one category; kappa is undefined, report agreement
-            continue
-        codes = sub.apply(lambda s: s.map({c: k for k, c in enumerate(cats)})).to_numpy(dtype=int)
-        table, _ = to_table(codes, bins=np.arange(len(cats) + 1))
-        k = cohens_kappa(table).kappa
+        k = cohen_kappa(sub.iloc[:, 0], sub.iloc[:, 1])
         if not math.isnan(k):
-            ks.append(float(k))
+            ks.append(k)
     return float(np.mean(ks)) if ks else math.nan
 
 
@@ -97,5 +110,5 @@ def agreement_summary(ratings: pd.DataFrame, positive=1, categories=None) -> dic
         "pabak_brennan_prediger": brennan_prediger(ov, categories) if len(ov) else math.nan,
         "gwet_ac1": gwet_ac1(ov, categories) if len(ov) else math.nan,
         "positive_agreement": positive_agreement(ov, positive),
-        "cohen_kappa": cohen_kappa(ov),
+        "cohen_kappa": mean_pairwise_kappa(ov),
     }

@@ -1,22 +1,10 @@
-"""Agreement and classification figures for annotation tables: Cohen's kappa
-(statsmodels), per-class precision / recall / F1 with macro and weighted
+"""Classification figures for annotation tables (Cohen's kappa: ``stats.agreement``): per-class precision / recall / F1 with macro and weighted
 averages (scikit-learn), and error rates with their counts."""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-
-
-def cohen_kappa(a, b) -> float:
-    from sklearn.metrics import cohen_kappa_score
-
-    a, b = list(a), list(b)
-    if len(a) != len(b):
-        raise ValueError(f"kappa needs paired labels, got {len(a)} and {len(b)}")
-    if len(a) == 0:
-        return float("nan")
-    return float(cohen_kappa_score(a, b))
 
 
 def classification_table(y_true, y_pred, labels: list[str] | None = None) -> pd.DataFrame:

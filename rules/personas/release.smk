@@ -14,7 +14,7 @@ rule personas_release_items:
         "logs/personas/release/items/{country}.log",
     localrule: True
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
@@ -22,7 +22,7 @@ rule personas_release_items:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/release_items.py"
+        "../../scripts/personas/release_items.py"
 
 
 rule personas_release_mcs:
@@ -48,7 +48,7 @@ rule personas_release_mcs:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/release_mcs.py"
+        "../../scripts/personas/release_mcs.py"
 
 
 rule personas_release_oeg:
@@ -74,7 +74,7 @@ rule personas_release_oeg:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/release_oeg.py"
+        "../../scripts/personas/release_oeg.py"
 
 
 rule personas_release_summary:
@@ -84,31 +84,31 @@ rule personas_release_summary:
     output:
         traits=report(
             "results/personas/release/trait_scores.tsv",
-            caption="../report/personas/release_run.rst",
+            caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
         ),
         cells=report(
             "results/personas/release/run_summary.tsv",
-            caption="../report/personas/release_run.rst",
+            caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
         ),
         totals=report(
             "results/personas/release/run_totals.tsv",
-            caption="../report/personas/release_run.rst",
+            caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
         ),
     log:
         "logs/personas/release/summary.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/release_summary.py"
+        "../../scripts/personas/release_summary.py"
 
 
 rule personas_release_eval:
@@ -118,4 +118,4 @@ rule personas_release_eval:
         "results/personas/release/run_summary.tsv",
         "results/personas/release/run_totals.tsv",
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"

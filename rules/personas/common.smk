@@ -105,9 +105,7 @@ def personas_human_raw(wildcards):
     src = PCFG["human"]["source"]
     if src == "synthetic":
         return f"results/personas/human/raw/{wildcards.form}_SYNTHETIC.dat"
-    if src == "local":
-        return PCFG["human"]["local"][wildcards.form]
-    return f"resources/personas/johnson/{wildcards.form}.dat"
+    return PCFG["human"]["files"][wildcards.form]
 
 
 def personas_human_key(wildcards):

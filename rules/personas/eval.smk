@@ -34,7 +34,7 @@ rule personas_mcs:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/mcs.py"
+        "../../scripts/personas/mcs.py"
 
 
 rule personas_oeg:
@@ -69,7 +69,7 @@ rule personas_oeg:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/oeg.py"
+        "../../scripts/personas/oeg.py"
 
 
 rule personas_metrics:
@@ -82,7 +82,7 @@ rule personas_metrics:
         [
             report(
                 f"results/personas/tables/{t}.tsv",
-                caption=f"../report/personas/{t}.rst",
+                caption=f"../../report/personas/{t}.rst",
                 category="CulturalPersonas",
             )
             for t in P_TABLES
@@ -91,7 +91,7 @@ rule personas_metrics:
         "logs/personas/metrics.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=2000,
         runtime=10,
@@ -100,7 +100,7 @@ rule personas_metrics:
         tables=P_TABLES,
         seed=config["seed"],
     script:
-        "../scripts/personas/metrics.py"
+        "../../scripts/personas/metrics.py"
 
 
 rule personas_plots:
@@ -112,7 +112,7 @@ rule personas_plots:
         [
             report(
                 f"results/personas/figures/{f}.png",
-                caption=f"../report/personas/{f}.rst",
+                caption=f"../../report/personas/{f}.rst",
                 category="CulturalPersonas",
             )
             for f in P_FIGURES
@@ -121,14 +121,14 @@ rule personas_plots:
         "logs/personas/plots.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         figures=P_FIGURES,
     script:
-        "../scripts/personas/plots.py"
+        "../../scripts/personas/plots.py"
 
 
 rule personas_trait_native:
@@ -138,18 +138,18 @@ rule personas_trait_native:
     output:
         report(
             "results/personas/tables/trait_native_scores.tsv",
-            caption="../report/personas/trait_native_scores.rst",
+            caption="../../report/personas/trait_native_scores.rst",
             category="CulturalPersonas",
         ),
     log:
         "logs/personas/trait_native.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         files=personas_trait_items(),
     script:
-        "../scripts/personas/trait_native.py"
+        "../../scripts/personas/trait_native.py"

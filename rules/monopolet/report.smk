@@ -10,7 +10,7 @@ rule monopolet_agreement:
     output:
         summary=report(
             "results/monopolet/tables/agreement.tsv",
-            caption="../report/monopolet/agreement.rst",
+            caption="../../report/monopolet/agreement.rst",
             category="Monopolet",
         ),
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
@@ -18,12 +18,12 @@ rule monopolet_agreement:
         "logs/monopolet/agreement.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/monopolet/agreement.py"
+        "../../scripts/monopolet/agreement.py"
 
 
 rule monopolet_response_stats:
@@ -33,7 +33,7 @@ rule monopolet_response_stats:
     output:
         per_model=report(
             "results/monopolet/tables/response_stats.tsv",
-            caption="../report/monopolet/response_stats.rst",
+            caption="../../report/monopolet/response_stats.rst",
             category="Monopolet",
         ),
         per_answer="results/monopolet/tables/response_stats_per_answer.tsv",
@@ -41,12 +41,12 @@ rule monopolet_response_stats:
         "logs/monopolet/response_stats.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/monopolet/response_stats.py"
+        "../../scripts/monopolet/response_stats.py"
 
 
 rule monopolet_topics:
@@ -61,7 +61,7 @@ rule monopolet_topics:
     benchmark:
         "benchmarks/monopolet/topics.tsv"
     conda:
-        "../envs/text.yaml"
+        "../../envs/text.yaml"
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=4000,
@@ -70,7 +70,7 @@ rule monopolet_topics:
         settings=MONO["topics"],
         embeddings=MONO["embeddings"],
     script:
-        "../scripts/monopolet/topics.py"
+        "../../scripts/monopolet/topics.py"
 
 
 rule monopolet_dataset_stats:
@@ -84,19 +84,19 @@ rule monopolet_dataset_stats:
     output:
         report(
             "results/monopolet/tables/dataset_stats.tsv",
-            caption="../report/monopolet/dataset_stats.rst",
+            caption="../../report/monopolet/dataset_stats.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/dataset_stats.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/monopolet/dataset_stats.py"
+        "../../scripts/monopolet/dataset_stats.py"
 
 
 rule monopolet_audio_quality:
@@ -108,19 +108,19 @@ rule monopolet_audio_quality:
     output:
         report(
             "results/monopolet/tables/audio_quality.tsv",
-            caption="../report/monopolet/audio_quality.rst",
+            caption="../../report/monopolet/audio_quality.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/audio_quality.log",
     localrule: True
     conda:
-        "../envs/audio.yaml"
+        "../../envs/audio.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/monopolet/audio_quality.py"
+        "../../scripts/monopolet/audio_quality.py"
 
 
 rule monopolet_annotation_agreement:
@@ -130,14 +130,14 @@ rule monopolet_annotation_agreement:
     output:
         report(
             "results/monopolet/tables/annotation_agreement.tsv",
-            caption="../report/monopolet/annotation_agreement.rst",
+            caption="../../report/monopolet/annotation_agreement.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/annotation_agreement.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
@@ -145,7 +145,7 @@ rule monopolet_annotation_agreement:
         mapping=MONO["annotations"]["mapping"],
         matching=MONO["annotations"]["matching"],
     script:
-        "../scripts/monopolet/annotation_agreement.py"
+        "../../scripts/monopolet/annotation_agreement.py"
 
 
 rule monopolet_plot_figure5:
@@ -154,21 +154,21 @@ rule monopolet_plot_figure5:
     output:
         report(
             "results/monopolet/figures/figure5_agreement.png",
-            caption="../report/monopolet/figure5.rst",
+            caption="../../report/monopolet/figure5.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/plot_figure5.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         kind="figure5",
     script:
-        "../scripts/monopolet/plot.py"
+        "../../scripts/monopolet/plot.py"
 
 
 rule monopolet_plot_figure6:
@@ -177,21 +177,21 @@ rule monopolet_plot_figure6:
     output:
         report(
             "results/monopolet/figures/figure6_word_counts.png",
-            caption="../report/monopolet/figure6.rst",
+            caption="../../report/monopolet/figure6.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/plot_figure6.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         kind="figure6",
     script:
-        "../scripts/monopolet/plot.py"
+        "../../scripts/monopolet/plot.py"
 
 
 rule monopolet_plot_figure7:
@@ -200,21 +200,21 @@ rule monopolet_plot_figure7:
     output:
         report(
             "results/monopolet/figures/figure7_response_stats.png",
-            caption="../report/monopolet/figure7.rst",
+            caption="../../report/monopolet/figure7.rst",
             category="Monopolet",
         ),
     log:
         "logs/monopolet/plot_figure7.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         kind="figure7",
     script:
-        "../scripts/monopolet/plot.py"
+        "../../scripts/monopolet/plot.py"
 
 
 rule monopolet_plot_figure8:
@@ -225,7 +225,7 @@ rule monopolet_plot_figure8:
     output:
         figure=report(
             "results/monopolet/figures/figure8_topic_scores.png",
-            caption="../report/monopolet/figure8.rst",
+            caption="../../report/monopolet/figure8.rst",
             category="Monopolet",
         ),
         table="results/monopolet/tables/topic_scores.tsv",
@@ -233,14 +233,14 @@ rule monopolet_plot_figure8:
         "logs/monopolet/plot_figure8.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         kind="figure8",
     script:
-        "../scripts/monopolet/plot.py"
+        "../../scripts/monopolet/plot.py"
 
 
 rule monopolet_figure5:
@@ -250,7 +250,7 @@ rule monopolet_figure5:
         "results/monopolet/tables/agreement.tsv",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule monopolet_figure6:
@@ -259,7 +259,7 @@ rule monopolet_figure6:
         "results/monopolet/figures/figure6_word_counts.png",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule monopolet_figure7:
@@ -269,7 +269,7 @@ rule monopolet_figure7:
         "results/monopolet/tables/response_stats.tsv",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule monopolet_figure8:
@@ -278,7 +278,7 @@ rule monopolet_figure8:
         "results/monopolet/figures/figure8_topic_scores.png",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule monopolet_table1:
@@ -287,7 +287,7 @@ rule monopolet_table1:
         "results/monopolet/tables/dataset_stats.tsv",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule monopolet_validation:
@@ -296,4 +296,4 @@ rule monopolet_validation:
         "results/monopolet/tables/annotation_agreement.tsv",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"

@@ -4,10 +4,10 @@
 # MCS / OEG per model x instrument x country x priming -> W/KS tables, figures, claims.
 
 
-include: "personas_common.smk"
-include: "personas_generate.smk"
-include: "personas_eval.smk"
-include: "personas_release.smk"
+include: "common.smk"
+include: "generate.smk"
+include: "eval.smk"
+include: "release.smk"
 
 
 STUDY_TARGETS["personas"] = (
@@ -33,7 +33,7 @@ rule personas_table1:
     input:
         "results/personas/tables/table1_human_pairwise.tsv",
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule personas_table2:
@@ -43,7 +43,7 @@ rule personas_table2:
         "results/personas/tables/table6_mcs_trait_gains.tsv",
         "results/personas/tables/table7_oeg_trait_gains.tsv",
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule personas_table3:
@@ -51,7 +51,7 @@ rule personas_table3:
     input:
         "results/personas/tables/table3_ttr.tsv",
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule personas_figures:
@@ -59,7 +59,7 @@ rule personas_figures:
     input:
         [f"results/personas/figures/{f}.png" for f in P_FIGURES],
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
 
 
 rule personas_audit:
@@ -72,4 +72,4 @@ rule personas_audit:
             else []
         ),
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"

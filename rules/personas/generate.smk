@@ -11,12 +11,12 @@ rule personas_demo_pdf:
         "logs/personas/demo_pdf/{country}.log",
     localrule: True
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=500,
         runtime=5,
     script:
-        "../scripts/personas/demo_pdf.py"
+        "../../scripts/personas/demo_pdf.py"
 
 
 rule personas_index:
@@ -31,14 +31,14 @@ rule personas_index:
     benchmark:
         "benchmarks/personas/index/{country}.tsv"
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=3000,
         runtime=30,
     params:
         corpus=PCFG["corpus"],
     script:
-        "../scripts/personas/build_index.py"
+        "../../scripts/personas/build_index.py"
 
 
 rule personas_norms:
@@ -62,7 +62,7 @@ rule personas_norms:
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/norms.py"
+        "../../scripts/personas/norms.py"
 
 
 rule personas_scenarios:
@@ -86,7 +86,7 @@ rule personas_scenarios:
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/scenarios.py"
+        "../../scripts/personas/scenarios.py"
 
 
 rule personas_questions:
@@ -110,7 +110,7 @@ rule personas_questions:
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/questions.py"
+        "../../scripts/personas/questions.py"
 
 
 rule personas_export_release:
@@ -125,14 +125,14 @@ rule personas_export_release:
         "logs/personas/export_release/{model}.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         countries=PCFG["countries"],
     script:
-        "../scripts/personas/export_release.py"
+        "../../scripts/personas/export_release.py"
 
 
 rule personas_audit_generated:
@@ -142,14 +142,14 @@ rule personas_audit_generated:
     output:
         findings=report(
             "results/personas/audit/generated_{model}/findings.tsv",
-            caption="../report/personas/audit.rst",
+            caption="../../report/personas/audit.rst",
             category="CulturalPersonas",
         ),
         summary="results/personas/audit/generated_{model}/summary.tsv",
     log:
         "logs/personas/audit_generated/{model}.log",
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=2000,
         runtime=15,
@@ -158,7 +158,7 @@ rule personas_audit_generated:
         countries=P_COUNTRIES,
         external=False,
     script:
-        "../scripts/personas/audit.py"
+        "../../scripts/personas/audit.py"
 
 
 rule personas_audit_release:
@@ -168,14 +168,14 @@ rule personas_audit_release:
     output:
         findings=report(
             "results/personas/audit/release/findings.tsv",
-            caption="../report/personas/audit.rst",
+            caption="../../report/personas/audit.rst",
             category="CulturalPersonas",
         ),
         summary="results/personas/audit/release/summary.tsv",
     log:
         "logs/personas/audit_release.log",
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=3000,
         runtime=30,
@@ -184,7 +184,7 @@ rule personas_audit_release:
         countries=list(PCFG["countries"]),
         external=True,
     script:
-        "../scripts/personas/audit.py"
+        "../../scripts/personas/audit.py"
 
 
 rule personas_instrument:
@@ -197,14 +197,14 @@ rule personas_instrument:
         "logs/personas/instrument/{instrument}.log",
     localrule: True
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=500,
         runtime=5,
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/instrument.py"
+        "../../scripts/personas/instrument.py"
 
 
 rule personas_cp_items:
@@ -217,14 +217,14 @@ rule personas_cp_items:
         "logs/personas/cp_items/{country}.log",
     localrule: True
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=500,
         runtime=5,
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/cp_items.py"
+        "../../scripts/personas/cp_items.py"
 
 
 rule personas_synthetic_johnson:
@@ -238,7 +238,7 @@ rule personas_synthetic_johnson:
         "logs/personas/synthetic_johnson/{form}.log",
     localrule: True
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
@@ -246,24 +246,7 @@ rule personas_synthetic_johnson:
         cfg=PCFG,
         seed=config["seed"],
     script:
-        "../scripts/personas/synthetic_johnson.py"
-
-
-rule personas_download_johnson:
-    """Johnson's IPIP-NEO raw file from OSF, checked against its sha256."""
-    output:
-        "resources/personas/johnson/{form}.dat",
-    log:
-        "logs/personas/download_johnson/{form}.log",
-    conda:
-        "../envs/retrieval.yaml"
-    resources:
-        mem_mb=1000,
-        runtime=60,
-    params:
-        cfg=PCFG,
-    script:
-        "../scripts/personas/download_johnson.py"
+        "../../scripts/personas/synthetic_johnson.py"
 
 
 rule personas_human_scores:
@@ -275,17 +258,17 @@ rule personas_human_scores:
         scores="results/personas/human/{form}_scores.tsv",
         counts=report(
             "results/personas/human/{form}_counts.tsv",
-            caption="../report/personas/human_counts.rst",
+            caption="../../report/personas/human_counts.rst",
             category="CulturalPersonas",
         ),
     log:
         "logs/personas/human_scores/{form}.log",
     conda:
-        "../envs/retrieval.yaml"
+        "../../envs/retrieval.yaml"
     resources:
         mem_mb=4000,
         runtime=30,
     params:
         cfg=PCFG,
     script:
-        "../scripts/personas/human_scores.py"
+        "../../scripts/personas/human_scores.py"

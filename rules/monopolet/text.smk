@@ -29,7 +29,7 @@ rule monopolet_sections:
         chunk_sentences=MONO["chunk_sentences"],
         embeddings=MONO["embeddings"],
     script:
-        "../scripts/monopolet/sections.py"
+        "../../scripts/monopolet/sections.py"
 
 
 rule monopolet_gather_sections:
@@ -42,14 +42,14 @@ rule monopolet_gather_sections:
         "logs/monopolet/gather_sections.log",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         drop_longest_fraction=MONO["drop_longest_fraction"],
     script:
-        "../scripts/monopolet/gather_sections.py"
+        "../../scripts/monopolet/gather_sections.py"
 
 
 rule monopolet_dilemmas:
@@ -75,7 +75,7 @@ rule monopolet_dilemmas:
         settings=MONO["extraction"],
         n_shards=MONO["shards"],
     script:
-        "../scripts/monopolet/dilemmas.py"
+        "../../scripts/monopolet/dilemmas.py"
 
 
 rule monopolet_answers:
@@ -100,7 +100,7 @@ rule monopolet_answers:
         settings=MONO["answers"],
         n_shards=MONO["shards"],
     script:
-        "../scripts/monopolet/answers.py"
+        "../../scripts/monopolet/answers.py"
 
 
 rule monopolet_solutions:
@@ -127,7 +127,7 @@ rule monopolet_solutions:
         settings=MONO["extraction"],
         n_shards=MONO["shards"],
     script:
-        "../scripts/monopolet/solutions.py"
+        "../../scripts/monopolet/solutions.py"
 
 
 rule monopolet_match:
@@ -155,7 +155,7 @@ rule monopolet_match:
         embeddings=MONO["embeddings"],
         n_shards=MONO["shards"],
     script:
-        "../scripts/monopolet/match.py"
+        "../../scripts/monopolet/match.py"
 
 
 rule monopolet_gather:
@@ -170,9 +170,9 @@ rule monopolet_gather:
         name=r"[^/]+",
     localrule: True
     conda:
-        "../envs/stats.yaml"
+        "../../envs/stats.yaml"
     resources:
         mem_mb=1000,
         runtime=5,
     script:
-        "../scripts/monopolet/gather.py"
+        "../../scripts/monopolet/gather.py"

@@ -16,8 +16,7 @@ def pact_construction_weights(wildcards):
 
 
 def pact_source_file(source):
-    path = PACT["sources"][source]["path"]
-    return path if path else f"resources/downloads/pact/{source}.csv"
+    return PACT["sources"][source]["path"]
 
 
 def pact_normad_file(wildcards):
@@ -26,18 +25,6 @@ def pact_normad_file(wildcards):
 
 def pact_cultureatlas_file(wildcards):
     return pact_source_file("cultureatlas")
-
-
-def pact_download_url(wildcards):
-    return PACT["sources"][wildcards.source]["url"]
-
-
-def pact_download_revision(wildcards):
-    return PACT["sources"][wildcards.source]["revision"]
-
-
-def pact_download_sha256(wildcards):
-    return PACT["sources"][wildcards.source]["sha256"]
 
 
 def pact_construct_input(wildcards):

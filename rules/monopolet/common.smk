@@ -153,20 +153,3 @@ wildcard_constraints:
     comparison=regex_of(MONO_COMPARISONS),
     stage=regex_of(MONO_STAGES),
     whisper=regex_of([MONO_WHISPER["name"]]),
-
-
-include: "monopolet_audio.smk"
-include: "monopolet_text.smk"
-include: "monopolet_report.smk"
-
-
-STUDY_TARGETS["monopolet"] = [
-    "results/monopolet/figures/figure5_agreement.png",
-    "results/monopolet/figures/figure6_word_counts.png",
-    "results/monopolet/figures/figure7_response_stats.png",
-    "results/monopolet/figures/figure8_topic_scores.png",
-    "results/monopolet/tables/dataset_stats.tsv",
-    "results/monopolet/tables/agreement.tsv",
-    "results/monopolet/tables/annotation_agreement.tsv",
-    "results/monopolet/tables/audio_quality.tsv",
-]

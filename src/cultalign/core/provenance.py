@@ -1,0 +1,111 @@
+"""Provenance sidecars: every result table gets ``<table>.provenance.json``.
+
+A sidecar records what made its table: the rule, its wildcards, the config
+values the rule received (its narrow ``params``, hashed), the package code it
+ran (``code``), the seed, the model (id, weight revision, backend, chat-template
+hash) with its request counters (cache hits vs model calls), the prompt-template
+hashes, counts, and the package versions of the running environment.
+Write tables with :func:`cultalign.core.tables.write_table`, which writes both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+TRACKED_PACKAGES = (
+    "cultalign", "torch", "transformers", "vllm", "openai", "xgrammar", "snakemake", "pandas", "numpy",
+    "scipy", "statsmodels", "rpy2", "faster-whisper", "ctranslate2", "pyannote.audio", "sentence-transformers",
+    "langchain", "langchain-community", "faiss-cpu",
+)
+
+
+def dist_version(package: str) -> str:
+    """Installed version of a distribution (import name or dist name), or "unknown"."""
+    for name in (package, package.replace("_", "-")):
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            continue
+    return "unknown"
+
+
+def package_versions(names=TRACKED_PACKAGES) -> dict[str, str]:
+    out = {}
+    for n in names:
+        try:
+            out[n] = version(n)
+        except PackageNotFoundError:
+            continue
+    out["python"] = platform.python_version()
+    return out
+
+
+def text_hash(text: str) -> str:
+    """The one short content hash of the project (prompt templates, texts): sha256, 16 hex digits."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def file_hash(path: str | Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+def canonical(value: Any) -> Any:
+    """``value`` with every mapping's keys sorted, recursively (lists keep their order).
+
+    Snakemake stores params as ``repr``: sorted keys make a param independent of
+    the order in which config files were merged."""
+    if isinstance(value, dict):
+        return {str(k): canonical(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value
+
+
+def params_hash(params: dict[str, Any]) -> str:
+    return text_hash(json.dumps(canonical(params), sort_keys=True, default=str))
+
+
+def sidecar_path(table: str | Path) -> Path:
+    return Path(str(table) + ".provenance.json")
+
+
+def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, client=None, seed: int | None = None,
+                   prompt_templates: dict[str, str] | None = None, counts: dict[str, Any] | None = None,
+                   extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The sidecar of ``table`` as a dict.  ``job``: rule, wildcards, params, code (see ``Job.record``)."""
+    rec: dict[str, Any] = {"table": str(table), "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    if job:
+        rec.update(job)
+        if "params" in job:
+            rec["params_hash"] = params_hash(job["params"])
+    if seed is not None:
+        rec["seed"] = seed
+    if client is not None:
+        rec["model"] = {"name": client.spec.name, **client.spec.identity(), "chat_template_hash": client.template_hash()}
+        rec["requests"] = dict(client.stats)
+    if prompt_templates:
+        rec["prompt_templates"] = prompt_templates
+    if counts:
+        rec["counts"] = counts
+    if extra:
+        rec.update(extra)
+    rec["packages"] = package_versions()
+    return rec
+
+
+def write_sidecar(table: str | Path, **kwargs) -> Path:
+    """Write the provenance sidecar of ``table`` (keyword arguments: :func:`sidecar_record`)."""
+    p = sidecar_path(table)
+    p.write_text(json.dumps(sidecar_record(table, **kwargs), indent=2, sort_keys=True, default=str))
+    return p
+
+
+def read_sidecar(table: str | Path) -> dict[str, Any]:
+    p = sidecar_path(table)
+    return json.loads(p.read_text()) if p.exists() else {}

@@ -1,0 +1,64 @@
+"""Running the workflow from tests: a copy of the checkout, Snakemake in a
+subprocess, and the jobs a dry run would execute, with their reasons.
+
+The small test config (``tests/config/small.yaml``, layered on the embedded
+default) runs every study end to end on one country, one instrument and one
+episode; the session fixture ``small_run`` (conftest) runs it once, and tests
+that need a finished workflow (end to end, warm rerun, rerun triggers) use it.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SMK = [sys.executable, "-m", "snakemake"]
+ROOT = Path(__file__).resolve().parents[1]
+SMALL_CONFIG = "tests/config/small.yaml"
+
+
+def snakemake(work: Path, *args: str, timeout: float = 3000) -> subprocess.CompletedProcess:
+    """``snakemake <args>`` in ``work``; output captured as text."""
+    return subprocess.run(SMK + list(args), cwd=work, capture_output=True, text=True, timeout=timeout)
+
+
+@dataclass
+class PlannedJob:
+    rule: str
+    wildcards: str = ""
+    reasons: list[str] = field(default_factory=list)
+
+
+_RULE = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):\s*$")
+_FIELD = re.compile(r"^\s+(\w+): (.*)$")
+
+
+def planned_jobs(work: Path, *args: str, timeout: float = 600) -> list[PlannedJob]:
+    """The jobs ``snakemake -n <args>`` would run, each with its rule, wildcards and reasons."""
+    out = snakemake(work, "-n", "--cores", "1", *args, timeout=timeout)
+    if out.returncode != 0:
+        raise AssertionError(f"dry run failed:\n{out.stderr[-4000:]}")
+    jobs: list[PlannedJob] = []
+    for line in (out.stdout + out.stderr).splitlines():
+        m = _RULE.match(line)
+        if m:
+            jobs.append(PlannedJob(m.group(1)))
+            continue
+        f = _FIELD.match(line)
+        if f and jobs:
+            if f.group(1) == "reason":
+                jobs[-1].reasons = [r.strip() for r in f.group(2).split(";")]
+            elif f.group(1) == "wildcards":
+                jobs[-1].wildcards = f.group(2)
+    return jobs
+
+
+def rules_of(jobs: list[PlannedJob], reason: str | None = None) -> set[str]:
+    """Rules of ``jobs`` (only those with a reason starting with ``reason``)."""
+    return {j.rule for j in jobs if reason is None or any(r.startswith(reason) for r in j.reasons)}
+
+
+PARAMS_CHANGED = "Params have changed since last execution"
