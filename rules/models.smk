@@ -60,6 +60,7 @@ rule smoke_generate:
         runtime=config["resources"]["runtime"],
         gpu=gpu_of_model(default_model()),
     params:
-        model=default_model(),
+        seed=conf("seed"),
+        llm=llm_of(default_model()),
     script:
         "../scripts/models/smoke_generate.py"

@@ -24,7 +24,7 @@ rule claims:
         mem_mb=1000,
         runtime=5,
     params:
-        studies=STUDIES,
-        scale=config["scale"],
+        studies=conf("studies"),
+        scale=conf("scale"),
     script:
         "../scripts/report/claims.py"

@@ -14,7 +14,7 @@ import httpx
 import openai
 import pytest
 
-from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem
+from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams
 from cultalign.models import openai_backend as ob
 
 KEY = "sk-unit-test-secret-0123456789"

@@ -1,5 +1,5 @@
+from cultalign.core.job import Job
 from cultalign.models.prepare import download_hub
-from cultalign.smk import setup_logging
 
-setup_logging(snakemake)
-download_hub(snakemake.params.hub_id, snakemake.params.revision, snakemake.output[0])
+job = Job(snakemake)
+download_hub(job.params.hub_id, job.params.revision, job.output[0])

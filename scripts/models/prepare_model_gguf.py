@@ -1,5 +1,5 @@
+from cultalign.core.job import Job
 from cultalign.models.prepare import convert_gguf_package
-from cultalign.smk import setup_logging
 
-setup_logging(snakemake)
-convert_gguf_package(snakemake.params.package, snakemake.output[0])
+job = Job(snakemake)
+convert_gguf_package(job.params.package, job.output[0])

@@ -1,7 +1,7 @@
 from cultalign.claims import evaluate, load_claims
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
 
-log = setup_logging(snakemake)
-table = evaluate(load_claims(snakemake.input.claims), snakemake.params.studies, snakemake.params.scale)
-table.to_csv(snakemake.output[0], index=False)
-log.info("claims: %s", table["status"].value_counts().to_dict())
+job = Job(snakemake)
+table = evaluate(load_claims(job.input.claims), job.params.studies, job.params.scale)
+table.to_csv(job.output[0], index=False)
+job.log.info("claims: %s", table["status"].value_counts().to_dict())

@@ -51,7 +51,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
         where = key if key != "<top level>" else "top level"
         return f"unknown config key(s) {', '.join(repr(e) for e in extra)} at {where}; allowed: {allowed}"
     if v == "type":
-        return f"config key '{key}': expected {error.validator_value}, got {type(error.instance).__name__} {error.instance!r}"
+        got = f"{type(error.instance).__name__} {error.instance!r}"
+        return f"config key '{key}': expected {error.validator_value}, got {got}"
     if v == "enum":
         return f"config key '{key}': expected one of {error.validator_value}, got {error.instance!r}"
     if v == "required":

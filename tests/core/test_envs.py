@@ -19,13 +19,13 @@ MODEL_ENV_FUNCS = {"model_env", "env_of_model"}
 # package modules that only run with one env's backend
 BACKEND_MODULES = {"envs/vllm.yaml": {"cultalign.models.transformers_backend"},
                    "envs/llm.yaml": {"cultalign.models.vllm_backend"}}
-# reached only when a script builds a model client (client_for / load_client)
+# reached only when a script builds a model client (open_client / load_client)
 MODEL_ONLY_MODULES = {"cultalign.models"}
 
 
 def rules_with_scripts():
     out = []
-    for smk in sorted((ROOT / "rules").glob("*.smk")):
+    for smk in sorted((ROOT / "rules").rglob("*.smk")):
         text = smk.read_text()
         for block in re.split(r"\n(?=rule |checkpoint )", text):
             m = re.match(r"(?:rule|checkpoint) (\w+):", block)
@@ -34,7 +34,8 @@ def rules_with_scripts():
             script = re.search(r"\n\s+script:\s*\n\s+\"([^\"]+)\"", block)
             conda = re.search(r"\n\s+conda:\s*\n\s+(\"[^\"]+\"|\w+)", block)
             runs = re.search(r"\n\s+(script|shell|run|notebook|wrapper):", block) is not None
-            out.append((smk.name, m.group(1), script and script.group(1), conda and conda.group(1), runs))
+            out.append((str(smk.relative_to(ROOT / "rules")), m.group(1), script and script.group(1),
+                        conda and conda.group(1), runs))
     return out
 
 
@@ -114,10 +115,11 @@ def test_rules_were_found():
 @pytest.mark.parametrize("smk,rule,script,conda", [r[:4] for r in RULES if r[2]], ids=lambda x: str(x))
 def test_env_covers_script_imports(smk, rule, script, conda):
     dists = packages_distributions()
-    envs = MODEL_ENVS if conda in MODEL_ENV_FUNCS else [str(Path("rules", conda.strip('"'))).replace("rules/../", "")]
-    script_path = (ROOT / "rules" / script).resolve()
+    here = (ROOT / "rules" / smk).parent
+    envs = MODEL_ENVS if conda in MODEL_ENV_FUNCS else [str((here / conda.strip('"')).resolve().relative_to(ROOT))]
+    script_path = (here / script).resolve()
     text = script_path.read_text()
-    uses_model = "client_for" in text or "load_client" in text
+    uses_model = "open_client" in text or "load_client" in text
     if uses_model:
         assert conda in MODEL_ENV_FUNCS, (
             f"{smk}:{rule} calls a model: use `conda: model_env` or `conda: env_of_model(<role model>)` "
@@ -137,7 +139,7 @@ def test_env_covers_script_imports(smk, rule, script, conda):
 
 
 def _rule_blocks():
-    for smk in sorted((ROOT / "rules").glob("*.smk")):
+    for smk in sorted((ROOT / "rules").rglob("*.smk")):
         for block in re.split(r"\n(?=rule |checkpoint )", smk.read_text()):
             m = re.match(r"(?:rule|checkpoint) (\w+):", block)
             if m:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 
 import pytest
 
@@ -149,7 +148,8 @@ def test_onednn_linear_matches_torch_kernel_on_the_real_model(smollm2_spec, smol
 def test_packed_and_cached_option_scoring_agree(smollm2_client, smollm2_backend):
     """Both shared-prefix paths against each other and the full-prompt reference, incl. 1-token labels."""
     items = [ScoreItem.make(MC_PROMPT, OPTIONS), ScoreItem.make("Is bowing common in Japan? Yes or No.", ["Yes", "No"]),
-             ScoreItem.make("Pick the polite reply.", [" Thank you very much.", " No.", " Thanks, I would love some tea."])]
+             ScoreItem.make("Pick the polite reply.",
+                            [" Thank you very much.", " No.", " Thanks, I would love some tea."])]
     smollm2_client.score_options(items[:1])
     assert smollm2_backend._packed_ok is True
     tok = smollm2_backend.tokenizer

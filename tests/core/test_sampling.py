@@ -4,7 +4,6 @@ when a killed run is resumed from the request cache."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sqlite3
@@ -82,7 +81,8 @@ client.generate(_requests(n_repeat=4))
 def test_sampled_outputs_survive_a_killed_and_resumed_run(smollm2_spec, smollm2_backend, smollm2_dir, tmp_path):
     cache = tmp_path / "cache"
     proc = subprocess.Popen([sys.executable, "-c", _KILLED_RUN, str(smollm2_dir), str(cache),
-                             str(Path(__file__).parent), smollm2_spec.hub_id, smollm2_spec.revision], env={**os.environ, "OMP_NUM_THREADS": "1"})
+                             str(Path(__file__).parent), smollm2_spec.hub_id, smollm2_spec.revision],
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
     total = len(_requests(n_repeat=4))
     done = 0
     deadline = time.time() + 300

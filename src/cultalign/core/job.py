@@ -16,12 +16,12 @@ from __future__ import annotations
 import logging
 import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from .provenance import canonical, write_sidecar
-from .tables import write_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def setup_logging(snakemake) -> logging.Logger:
@@ -67,8 +67,10 @@ class Job:
         return {"rule": self.rule, "wildcards": dict(self.wildcards), "params": canonical(params),
                 "code": self.params.get("code")}
 
-    def write_table(self, df: pd.DataFrame, path: str | Path, **provenance: Any) -> Path:
+    def write_table(self, df: "pd.DataFrame", path: str | Path, **provenance: Any) -> Path:
         """Write a TSV table and its sidecar (see ``provenance.sidecar_record`` for the keywords)."""
+        from .tables import write_table  # pandas only where a table is written
+
         return write_table(df, path, job=self.record(), **provenance)
 
     def sidecar(self, path: str | Path, **provenance: Any) -> Path:

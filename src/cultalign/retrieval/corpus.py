@@ -15,7 +15,8 @@ def _latin1(text: str) -> str:
     try:
         text.encode("latin-1")
     except UnicodeEncodeError as e:
-        raise ValueError(f"character {text[e.start]!r} at offset {e.start} cannot be rendered in a core PDF font") from e
+        raise ValueError(
+            f"character {text[e.start]!r} at offset {e.start} cannot be rendered in a core PDF font") from e
     return text
 
 

@@ -1,4 +1,5 @@
-"""Classification figures for annotation tables (Cohen's kappa: ``stats.agreement``): per-class precision / recall / F1 with macro and weighted
+"""Classification figures for annotation tables (Cohen's kappa: ``stats.agreement``):
+per-class precision / recall / F1 with macro and weighted
 averages (scikit-learn), and error rates with their counts."""
 
 from __future__ import annotations
