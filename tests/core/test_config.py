@@ -32,6 +32,24 @@ def test_every_schema_key_has_description_and_default():
     assert not missing, f"schema keys without description/default: {missing}"
 
 
+def test_each_default_is_defined_once():
+    """A section's own default is {}: its keys carry their defaults (filled recursively), so no
+    value is written twice in the schema."""
+    twice = [p for p, sub in _walk_schema(load_schema())
+             if sub.get("properties") and sub.get("default") not in ({}, None)]
+    assert not twice, f"sections that restate their keys' defaults: {twice}"
+
+
+def test_model_spec_defaults_come_from_the_schema():
+    from cultalign.models import ModelSpec
+
+    props = load_schema()["properties"]["models"]["additionalProperties"]["properties"]
+    fields = {k: v for k, v in ModelSpec.__dataclass_fields__.items() if k != "name"}
+    assert set(fields) == set(props)
+    spec = ModelSpec(name="x")
+    assert {k: getattr(spec, k) for k in fields} == {k: v["default"] for k, v in props.items()}
+
+
 def _get(cfg, dotted):
     for part in dotted.split("."):
         if not isinstance(cfg, dict) or part not in cfg:

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .provenance import canonical, write_sidecar
+from .provenance import canonical, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,6 +50,10 @@ class Job:
         self.wildcards = snakemake.wildcards
         self.threads: int = snakemake.threads
         self.log = setup_logging(snakemake)
+        # Snakemake removes a job's outputs before it runs, but not their sidecars: remove them
+        # too, so a failed job never leaves the sidecar of an earlier run behind
+        for out in self.output:
+            sidecar_path(out).unlink(missing_ok=True)
 
     @property
     def seed(self) -> int:
