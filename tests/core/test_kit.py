@@ -194,3 +194,13 @@ def test_job_removes_stale_sidecars_at_start_and_records_its_params(tmp_path, re
     assert job.seed == 7 and job.writer == "fake_rule_model-m"
     job.write_table(pd.DataFrame({"a": [1]}), out)
     assert read_sidecar(out)["params"] == {"bootstrap": 50, "seed": 7}
+
+
+def test_tables_get_the_usual_file_permissions(tmp_path):
+    import os
+    import stat
+
+    out = write_table(pd.DataFrame({"a": [1]}), tmp_path / "p.tsv", job={})
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~mask

@@ -35,11 +35,18 @@ def write_tsv(df: pd.DataFrame, path: str | Path) -> Path:
     os.close(fd)
     try:
         df.to_csv(tmp, sep="\t", index=False)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a table gets the usual permissions
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_table(df: pd.DataFrame, path: str | Path, **provenance: Any) -> Path:
