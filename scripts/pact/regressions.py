@@ -1,11 +1,11 @@
 from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
 from cultalign.pact.alignment import read_surveys
-from cultalign.pact.human import read_responses
 from cultalign.pact.regression import by_question, model_answers
 from cultalign.stats.rglm import r_version
 
 job = Job(snakemake)
-h = read_responses(job.input.responses)
+h = read_tsv(job.input.responses)
 m = model_answers(read_surveys(list(job.input.surveys)))
 tables = {"human": by_question(h, job.params.human_terms, "human"),
           "models": by_question(m, job.params.model_terms, "model")}
