@@ -164,7 +164,8 @@ def main() -> None:
             r = ref[k].astype({c: str for c in keys}).set_index(keys).sort_index()
             m = g.astype({c: str for c in keys}).set_index(keys).sort_index()
             agree &= bool(m.index.equals(r.index))
-            agree &= bool((m[["n", "n_valid", "n_allow"]].to_numpy() == r[["n", "n_valid", "n_allow"]].to_numpy()).all())
+            cols = ["n", "n_valid", "n_allow"]
+            agree &= bool((m[cols].to_numpy() == r[cols].to_numpy()).all())
         res["duckdb_results_agree"] = agree
     res["times_s"] = {k: [round(x, 4) for x in v] for k, v in times.items()}
     res["load_average_1min_end"] = os.getloadavg()[0]

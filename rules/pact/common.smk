@@ -1,10 +1,11 @@
-# PACT study: config shortcuts, input functions and target lists (no rules).
+# PACT study: config shortcuts, param and input functions, target lists (no rules).
 
 PACT = config["pact"]
 PACT_MODELS = PACT["models"]
 # main models first, then comparison-only models (Figure 4, appendices B.3/B.8)
 PACT_BEHAVIOUR_MODELS = list(dict.fromkeys(PACT_MODELS + PACT["comparison_models"]))
 PACT_SOURCES = ["normad", "cultureatlas"]
+PACT_DEMO_PROLIFIC = "resources/demo/generated/pact/prolific_export_synthetic.csv"
 
 
 def pact_construction_model():
@@ -13,6 +14,28 @@ def pact_construction_model():
 
 def pact_construction_weights(wildcards):
     return model_dir(pact_construction_model())
+
+
+def pact_sampling(section):
+    """Param function: the decoding keys (temperature, top_p, max_new_tokens) of config
+    `section` that it has, each through conf (cultalign.models.SamplingParams.from_config).
+    """
+    node = config
+    for part in section.split("."):
+        node = node[part]
+    keys = sorted(k for k in ("temperature", "top_p", "max_new_tokens") if k in node)
+    parts = {k: conf(f"{section}.{k}") for k in keys}
+
+    def param(wildcards):
+        return {k: value(wildcards) for k, value in parts.items()}
+
+    param.__name__ = f"pact_sampling_{section.replace('.', '_')}"
+    return param
+
+
+def pact_model_kinds(wildcards):
+    """Param function: the `kind` (instruct / base) of every model of the behaviour benchmark."""
+    return {m: MODELS[m]["kind"] for m in sorted(PACT_BEHAVIOUR_MODELS)}
 
 
 def pact_source_file(source):
@@ -34,6 +57,7 @@ def pact_construct_input(wildcards):
 
 
 def pact_behaviour_shards(wildcards):
+    """Every behaviour shard table, per model in shard order (the order pact_gather_behaviour keeps)."""
     return expand(
         "results/pact/behaviour/{model}/shard_{shard}.tsv",
         model=PACT_BEHAVIOUR_MODELS,
@@ -42,10 +66,8 @@ def pact_behaviour_shards(wildcards):
 
 
 def pact_prolific_export(wildcards):
-    return (
-        PACT["human"]["prolific_export"]
-        or "resources/demo/generated/pact/prolific_export_synthetic.csv"
-    )
+    """The real Prolific export, else the SYNTHETIC demo export (rule pact_demo_prolific)."""
+    return PACT["human"]["prolific_export"] or PACT_DEMO_PROLIFIC
 
 
 def pact_surveys(wildcards):
@@ -78,7 +100,3 @@ PACT_TABLES = [
     "results/pact/regression/model_drop1.tsv",
     "results/pact/annotation/agreement.tsv",
 ]
-
-STUDY_TARGETS["pact"] = (
-    list(PACT_FIGURES.values()) + list(PACT_APPENDIX_FIGURES.values()) + PACT_TABLES
-)

@@ -1,34 +1,19 @@
-import pandas as pd
-
-from cultalign.pact.construct import generate_preferences, judge_items, rewrite_scenarios, validation_counts
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
+from cultalign.models import SamplingParams, open_client
+from cultalign.pact.construct import construct_source, usable_rows
 from cultalign.pact.prompts_io import template_hashes
-from cultalign.provenance import write_sidecar
-from cultalign.smk import client_for, setup_logging
 
-log = setup_logging(snakemake)
-cfg = snakemake.config
-pc = cfg["pact"]["construct"]
-seed, attempts = cfg["seed"], cfg["retry"]["max_attempts"]
-df = pd.read_csv(snakemake.input.table, sep="\t", keep_default_na=False)
-if "keep" in df.columns:  # CultureAtlas after the filter
-    df = df[df["keep"].astype(str) == "True"]
-if pc["max_scenarios_per_source"]:
-    df = df.head(pc["max_scenarios_per_source"])
-client = client_for(snakemake, snakemake.params.model)
-prefs = generate_preferences(df, client, pc["preference"], seed, attempts)
-rew = rewrite_scenarios(prefs, client, pc["rewrite"], seed, attempts)
-judged = judge_items(rew, client, pc["judge"], seed, attempts)
-judged["kept"] = judged["passed"]
-if pc["judge_action"] == "keep_flagged":
-    judged["kept"] = judged["valid"] & judged["rewrite_valid"]
-judged.to_csv(snakemake.output.table, sep="\t", index=False)
-counts = validation_counts(judged)
-counts = pd.concat([counts, pd.DataFrame([{"source": snakemake.wildcards.source, "quantity": "kept",
-                                           "value": int(judged["kept"].sum())}])], ignore_index=True)
-counts.to_csv(snakemake.output.counts, sep="\t", index=False)
-names = ["rewrite", "judge", f"preference_{snakemake.wildcards.source}"]
-for o in snakemake.output:
-    write_sidecar(o, config=cfg, client=client, seed=seed, prompt_templates=template_hashes(*names),
-                  counts={"valid": int(judged["valid"].sum()), "invalid": int((~judged["valid"]).sum()),
-                          "judge_action": pc["judge_action"]})
-log.info("validation %s", counts.to_dict("records"))
+job = Job(snakemake)
+p, source = job.params, job.wildcards.source
+client = open_client(job)
+rows = usable_rows(read_tsv(job.input.table), p.max_scenarios_per_source)
+judged, counts = construct_source(rows, client, source, SamplingParams.from_config(p.preference, job.seed),
+                                  SamplingParams.from_config(p.rewrite, job.seed),
+                                  SamplingParams.from_config(p.judge, job.seed), p.judge_action)
+for table, path in ((judged, job.output.table), (counts, job.output.counts)):
+    job.write_table(table, path, client=client, seed=job.seed,
+                    prompt_templates=template_hashes("rewrite", "judge", f"preference_{source}"),
+                    counts={"valid": int(judged["valid"].sum()), "invalid": int((~judged["valid"]).sum()),
+                            "judge_action": p.judge_action})
+job.log.info("validation %s", counts.to_dict("records"))

@@ -1,20 +1,8 @@
-import pandas as pd
+from cultalign.core.job import Job
+from cultalign.pact.figures import main_figures
 
-from cultalign.pact import figures
-from cultalign.smk import setup_logging
-
-log = setup_logging(snakemake)
-i, o = snakemake.input, snakemake.output
-
-
-def rd(p):
-    return pd.read_csv(p, sep="\t", keep_default_na=False, na_values=[""])
-
-
-figures.figure3(rd(i.by_model_config), o.fig3)
-figures.figure4(rd(i.by_model_kind), o.fig4, rd(i.model_pairs))
-figures.figure5(rd(i.demographics), rd(i.regions), o.fig5)
-gaps = rd(i.gaps)
-synthetic = (gaps["data"] == "synthetic").all()
-figures.figure6(gaps, rd(i.agreement), o.fig6, synthetic)
-figures.figure7(rd(i.alignment), o.fig7, synthetic)
+job = Job(snakemake)
+i, o = job.input, job.output
+main_figures(i.by_model_config, i.by_model_kind, i.model_pairs, i.demographics, i.regions, i.gaps, i.agreement,
+             i.alignment, o.fig3, o.fig4, o.fig5, o.fig6, o.fig7)
+job.log.info("figures written: %s", list(o))

@@ -1,19 +1,11 @@
-import pandas as pd
+from cultalign.core.job import Job
+from cultalign.pact.human import id_salt, ingest_export
 
-from cultalign.pact.human import id_salt, ingest_prolific
-from cultalign.provenance import write_sidecar
-from cultalign.smk import setup_logging
-
-log = setup_logging(snakemake)
-cfg = snakemake.config
-hc = cfg["pact"]["human"]
-raw = pd.read_csv(snakemake.input.export, dtype=str, keep_default_na=False)
-long, counts = ingest_prolific(raw, snakemake.input.export, hc["attention_answer"], id_salt(hc))
-synthetic = bool(len(long)) and long["synthetic"].astype(str).str.startswith("SYNTHETIC").all()
-long.to_csv(snakemake.output.responses, sep="\t", index=False)
-counts["synthetic"] = synthetic
-counts.to_csv(snakemake.output.filters, sep="\t", index=False)
-for o in snakemake.output:
-    write_sidecar(o, config=cfg, seed=cfg["seed"], counts={"valid": len(long), "invalid": 0},
-                  extra={"synthetic_human_data": synthetic})
-log.info("filters %s", counts.to_dict("records"))
+job = Job(snakemake)
+p = job.params
+salt = id_salt(p.id_salt, p.id_salt_env, p.prolific_export)
+responses, filters, synthetic = ingest_export(job.input.export, p.attention_answer, salt)
+for table, path in ((responses, job.output.responses), (filters, job.output.filters)):
+    job.write_table(table, path, counts={"valid": len(responses), "invalid": 0},
+                    extra={"synthetic_human_data": synthetic})
+job.log.info("filters %s", filters.to_dict("records"))

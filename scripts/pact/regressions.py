@@ -1,22 +1,14 @@
-import pandas as pd
-
-from cultalign.pact.regression import by_question
-from cultalign.provenance import write_sidecar
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
+from cultalign.pact.alignment import read_surveys
+from cultalign.pact.regression import by_question, model_answers
 from cultalign.stats.rglm import r_version
 
-log = setup_logging(snakemake)
-cfg = snakemake.config
-rc = cfg["pact"]["regression"]
-h = pd.read_csv(snakemake.input.responses, sep="\t", keep_default_na=False)
-m = pd.concat([pd.read_csv(p, sep="\t", keep_default_na=False, na_values=[""]) for p in snakemake.input.surveys],
-              ignore_index=True)
-m = m[m["position_audit"].astype(str) != "True"].dropna(subset=["follow_culture"])
-m["follow_culture"] = m["follow_culture"].astype(int)
-human = by_question(h, rc["human_terms"], "human")
-models = by_question(m, rc["model_terms"], "model")
-human.to_csv(snakemake.output.human, sep="\t", index=False)
-models.to_csv(snakemake.output.models, sep="\t", index=False)
-for o in snakemake.output:
-    write_sidecar(o, config=cfg, seed=cfg["seed"], counts={"valid": len(h) + len(m), "invalid": 0},
-                  extra={"R": r_version(), "fit": "glm(binomial) + drop1(test='Chisq') + p.adjust('BH') via rpy2"})
+job = Job(snakemake)
+h = read_tsv(job.input.responses)
+m = model_answers(read_surveys(list(job.input.surveys)))
+tables = {"human": by_question(h, job.params.human_terms, "human"),
+          "models": by_question(m, job.params.model_terms, "model")}
+for name, table in tables.items():
+    job.write_table(table, job.output[name], counts={"valid": len(h) + len(m), "invalid": 0},
+                    extra={"R": r_version(), "fit": "glm(binomial) + drop1(test='Chisq') + p.adjust('BH') via rpy2"})

@@ -1,21 +1,17 @@
-import pandas as pd
-
-from cultalign.pact.alignment import PROMPT_FORMATS, run_survey, survey_requests
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
+from cultalign.models import SamplingParams, open_client
 from cultalign.pact.prompts_io import template_hashes
-from cultalign.provenance import write_sidecar
-from cultalign.smk import client_for, setup_logging
+from cultalign.pact.survey import run_survey, survey_requests
 
-log = setup_logging(snakemake)
-cfg = snakemake.config
-ac = cfg["pact"]["alignment"]
-h = pd.read_csv(snakemake.input.responses, sep="\t", keep_default_na=False)
-sc = pd.read_csv(snakemake.input.validated, sep="\t", keep_default_na=False)
-reqs = survey_requests(h, sc, ac, cfg["seed"])
-client = client_for(snakemake, snakemake.wildcards.model)
-out = run_survey(reqs, client, ac, cfg["seed"], cfg["retry"]["max_attempts"])
-out.insert(0, "model", snakemake.wildcards.model)
-out.to_csv(snakemake.output.table, sep="\t", index=False)
-write_sidecar(snakemake.output.table, config=cfg, client=client, seed=cfg["seed"],
-              prompt_templates=template_hashes(*[f"survey_{f}" for f in PROMPT_FORMATS]),
-              counts={"valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum())})
-log.info("survey: %d prompts; stats %s", len(out), client.stats)
+job = Job(snakemake)
+p, model = job.params, job.wildcards.model
+reqs = survey_requests(read_tsv(job.input.responses), read_tsv(job.input.validated), p.prompt_formats,
+                       p.max_personas_per_item, p.position_audit_items, job.seed)
+client = open_client(job)
+out = run_survey(reqs, client, SamplingParams.from_config(p.sampling, job.seed))
+out.insert(0, "model", model)
+job.write_table(out, job.output.table, client=client, seed=job.seed,
+                prompt_templates=template_hashes(*[f"survey_{f}" for f in p.prompt_formats]),
+                counts={"valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum())})
+job.log.info("survey: %d prompts; stats %s", len(out), client.stats)

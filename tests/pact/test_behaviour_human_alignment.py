@@ -105,9 +105,9 @@ def test_synthetic_prolific_filters_and_hashed_ids():
                                                                                       "Kenya", "Peru", "France"]})
     cfg = {"participant_countries": ["Brazil", "India", "South Africa", "United Kingdom", "United States"],
            "participants_per_country": 20, "scenarios_per_participant": 3, "attention_answer": "orange"}
-    raw = human.synthetic_prolific(sc, cfg, seed=5)
+    raw = human.synthetic_prolific(sc, **cfg, seed=5)
     assert (raw["synthetic"] == human.SYNTHETIC_LABEL).all()
-    again = human.synthetic_prolific(sc, cfg, seed=5)
+    again = human.synthetic_prolific(sc, **cfg, seed=5)
     pd.testing.assert_frame_equal(raw, again)
     long, counts = human.ingest_prolific(raw.astype(str), "export.csv", "orange", "salt")
     c = counts.set_index("filter")
@@ -126,13 +126,13 @@ def test_synthetic_prolific_filters_and_hashed_ids():
 
 def test_id_salt_comes_from_the_environment_for_a_real_export():
     demo = {"id_salt": "demo-salt", "id_salt_env": None, "prolific_export": None}
-    assert human.id_salt(demo, environ={}) == "demo-salt"
+    assert human.id_salt(**demo, environ={}) == "demo-salt"
     real = {"id_salt": "demo-salt", "id_salt_env": "PACT_ID_SALT", "prolific_export": "export.csv"}
-    assert human.id_salt(real, environ={"PACT_ID_SALT": "s3cret"}) == "s3cret"
+    assert human.id_salt(**real, environ={"PACT_ID_SALT": "s3cret"}) == "s3cret"
     with pytest.raises(ValueError, match="PACT_ID_SALT is unset or empty"):
-        human.id_salt(real, environ={"PACT_ID_SALT": ""})
+        human.id_salt(**real, environ={"PACT_ID_SALT": ""})
     with pytest.raises(ValueError, match="id_salt_env is not"):
-        human.id_salt({**real, "id_salt_env": None}, environ={})
+        human.id_salt(**{**real, "id_salt_env": None}, environ={})
     # the salt changes every hash: a public salt would let anyone recompute them
     assert human.salted_hash("5f1a", "s3cret") != human.salted_hash("5f1a", "demo-salt")
 
@@ -141,7 +141,7 @@ def test_prolific_errors_name_column():
     sc = pd.DataFrame({"scenario_id": ["a", "b"], "country": ["India", "Brazil"]})
     cfg = {"participant_countries": ["India"], "participants_per_country": 30, "scenarios_per_participant": 2,
            "attention_answer": "orange"}
-    raw = human.synthetic_prolific(sc, cfg, seed=1).astype(str)
+    raw = human.synthetic_prolific(sc, **cfg, seed=1).astype(str)
     with pytest.raises(PactDataError, match="missing column 's1_norm'"):
         human.ingest_prolific(raw.drop(columns=["s1_norm"]), "x.csv", "orange", "s")
     bad = raw.copy()
@@ -202,9 +202,15 @@ def test_count_rates_matches_groupby():
     assert np.allclose(fast["allow_rate"], ref["n_allow"] / ref["n_valid"])
 
 
-def test_binomial_bootstrap_equals_resampling_bootstrap():
-    from cultalign.stats.association import bootstrap_rate_ci
+def bootstrap_rate_ci(values, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+    """Reference: percentile bootstrap CI of the mean of 0/1 values, resampling the values."""
+    x = np.asarray(values, dtype=float)
+    means = np.random.default_rng(seed).choice(x, size=(n_boot, len(x)), replace=True).mean(axis=1)
+    a = (1 - level) / 2
+    return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
 
+
+def test_binomial_bootstrap_equals_resampling_bootstrap():
     x = np.r_[np.ones(37), np.zeros(63)]
     lo1, hi1 = analysis.binomial_bootstrap_ci(37, 100, n_boot=4000, seed=1)
     lo2, hi2 = bootstrap_rate_ci(x, n_boot=4000, seed=2)

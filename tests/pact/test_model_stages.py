@@ -3,12 +3,19 @@
 import pandas as pd
 import pytest
 
+from cultalign.models import SamplingParams
 from cultalign.pact import behaviour, construct, expand, ingest, regression
 from cultalign.pact.behaviour import UNKNOWN
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 DEMO = ROOT / "resources" / "demo" / "pact"
-GEN = {"temperature": 0.0, "max_new_tokens": 120}
+
+
+def _sampling(**section) -> SamplingParams:
+    return SamplingParams.from_config(section, seed=1)
+
+
+GEN = _sampling(temperature=0.0, max_new_tokens=120)
 
 
 @pytest.fixture
@@ -24,19 +31,19 @@ def client(smollm2_client):
 @pytest.mark.slow
 def test_construction_stages_real_model(client):
     n = ingest.load_normad(DEMO / "normad_demo.csv").head(2)
-    prefs = construct.generate_preferences(n, client, GEN, seed=1, max_attempts=2)
+    prefs = construct.generate_preferences(n, client, GEN, max_attempts=2)
     assert len(prefs) == 2 and prefs["attempts"].between(1, 2).all()
     for r in prefs[prefs.valid].itertuples():
         assert r.preference_type in construct.PREFERENCE_TYPES and r.cultural_expectation
     assert (prefs.loc[~prefs.valid, "raw_output"] != "").all()  # invalid rows keep their output
-    rew = construct.rewrite_scenarios(prefs, client, {"temperature": 0.0, "max_new_tokens": 60}, 1, 2)
-    judged = construct.judge_items(rew, client, {"temperature": 0.0, "max_new_tokens": 32}, 1, 2)
+    rew = construct.rewrite_scenarios(prefs, client, _sampling(temperature=0.0, max_new_tokens=60), 2)
+    judged = construct.judge_items(rew, client, _sampling(temperature=0.0, max_new_tokens=32), 2)
     counts = construct.validation_counts(judged).set_index("quantity")["value"]
     assert counts["passed"] + counts["removed"] == counts["scenarios_in"] == 2
     assert (judged["passed"] == (judged["removal_reason"] == "")).all()
     # a warm rerun is served from the cache
     before = client.stats["model_requests"]
-    construct.generate_preferences(n, client, GEN, seed=1, max_attempts=2)
+    construct.generate_preferences(n, client, GEN, max_attempts=2)
     assert client.stats["model_requests"] == before
 
 
@@ -45,7 +52,7 @@ def test_real_cultureatlas_filter_and_expand(client, shared_data):
     """Real data: partial CultureAtlas copy -> LLM filter (reason recorded) -> expansion."""
     ca = ingest.load_cultureatlas(shared_data / "cultureatlas" / "cultureAtlas_partial_CultureDistill.json")
     sample = ca.groupby("country").head(1).head(4)
-    f = construct.filter_cultureatlas(sample, client, {"temperature": 0.0, "max_new_tokens": 16}, 1, 2)
+    f = construct.filter_cultureatlas(sample, client, _sampling(temperature=0.0, max_new_tokens=16), 2)
     assert set(f["category"]) <= {"social_actionable", "factual", "non_social", "non_actionable", "invalid_output"}
     counts = construct.filter_counts(f).set_index("quantity")["value"]
     assert counts["kept_rows"] + counts["discarded_rows"] == counts["candidate_rows"] == 4
@@ -56,13 +63,15 @@ def test_real_cultureatlas_filter_and_expand(client, shared_data):
 
 @pytest.mark.slow
 def test_behaviour_generation_and_logprob_real_model(client):
-    sc = pd.DataFrame([{"scenario_id": "t1", "source": "normad", "country": "India", "scenario": "At a dinner in India the food arrives before the host sits down.",
-                        "cultural_expectation": "Wait for the host.", "personal_preference": "Eat while the food is hot.",
+    sc = pd.DataFrame([{"scenario_id": "t1", "source": "normad", "country": "India",
+                        "scenario": "At a dinner in India the food arrives before the host sits down.",
+                        "cultural_expectation": "Wait for the host.",
+                        "personal_preference": "Eat while the food is hot.",
                         "preference_type": "convenience", "culture_option": "Wait for the host to start",
                         "preference_option": "Start eating right away"}])
     inst = expand.expand(sc, seed=4, combinations_per_scenario=2)
     conds = expand.conditions(inst, ["C1", "C3"], ["full_demo"], ["balance"])
-    gen = behaviour.run_generation(conds, client, {"temperature": 0.3, "top_p": 0.9, "max_new_tokens": 12}, 1, 2)
+    gen = behaviour.run_generation(conds, client, _sampling(temperature=0.3, top_p=0.9, max_new_tokens=12), 2)
     assert len(gen) == 4
     assert set(gen["decision"]) <= {behaviour.FOLLOW, behaviour.ALLOW, UNKNOWN}
     assert (gen["valid"] == (gen["decision"] != UNKNOWN)).all()

@@ -21,94 +21,38 @@ setting x prompt format (appendix F.1; follow-culture coded 1):
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 from scipy.stats import pearsonr
 
-from ..models import ChatRequest, SamplingParams
-from .behaviour import FOLLOW, UNKNOWN, decision_of, parse_letter
-from .prompts_io import template
+from ..core.tables import read_tsv
 
-QUESTIONS = {
-    "personal": "If you were the actor, what would you personally do?",
-    "norm": "What would most people in this situation consider socially appropriate?",
-}
-PROMPT_FORMATS = ("compact_json", "survey_form", "natural_paragraph", "delimited_metadata", "minimal_direct")
 SIGN_NOTE = ("signed_culture_gap = mean(model culture rate - human culture rate); positive = model over-selects "
              "culture (appendix F.1 convention)")
 
 
-def _bit(seed: int, key: str) -> bool:
-    return bool(int(hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()[:8], 16) & 1)
+def read_surveys(paths: list[str]) -> pd.DataFrame:
+    """The survey answers of the models (``survey.run_survey`` tables), one table."""
+    m = pd.concat([read_tsv(p, empty_as_na=True) for p in paths], ignore_index=True)
+    m["position_audit"] = m["position_audit"].astype(str) == "True"
+    m["culture_is_A"] = m["culture_is_A"].astype(str) == "True"
+    return m
 
 
-def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, cfg: dict, seed: int) -> pd.DataFrame:
-    """One row per model prompt: item x question x persona setting x prompt format (x option order
-    for the position audit items)."""
-    sc = scenarios.set_index("scenario_id")
-    rows = []
-    items = human[["scenario_id", "scenario_country"]].drop_duplicates().sort_values("scenario_id")
-    audit_n = int(cfg["position_audit_items"])
-    for n_item, it in enumerate(items.itertuples()):
-        s = sc.loc[it.scenario_id]
-        resp = human[human.scenario_id == it.scenario_id]
-        rec = resp[["receiver_age", "receiver_gender"]].mode().iloc[0]
-        personas = (resp[["participant_country", "participant_age", "participant_gender"]].drop_duplicates()
-                    .sort_values(["participant_country", "participant_age", "participant_gender"])
-                    .head(int(cfg["max_personas_per_item"])))
-        settings = [("no_persona", None)] + [("persona", p) for p in personas.itertuples(index=False)]
-        base_order = _bit(seed, f"order:{it.scenario_id}")
-        orders = [base_order, not base_order] if n_item < audit_n else [base_order]
-        for fmt in cfg["prompt_formats"]:
-            for setting, p in settings:
-                for q in QUESTIONS:
-                    for order in orders:
-                        if order != base_order and (fmt != cfg["prompt_formats"][0] or setting != "no_persona"):
-                            continue  # the audit pairs use the main format, no persona
-                        rows.append({
-                            "scenario_id": it.scenario_id, "scenario_country": it.scenario_country,
-                            "scenario": s["scenario"], "culture_option": s["culture_option"],
-                            "preference_option": s["preference_option"],
-                            "receiver_age": rec["receiver_age"], "receiver_gender": rec["receiver_gender"],
-                            "question_type": q, "persona_setting": setting,
-                            "persona_country": p.participant_country if p is not None else "",
-                            "persona_age": p.participant_age if p is not None else "",
-                            "persona_gender": p.participant_gender if p is not None else "",
-                            "prompt_format": fmt, "culture_is_A": order, "position_audit": order != base_order,
-                        })
-    out = pd.DataFrame(rows)
-    out.insert(0, "request_id", [f"r{i:06d}" for i in range(len(out))])
-    return out
-
-
-def build_survey_messages(r: dict) -> list[dict]:
-    a, b = ((r["culture_option"], r["preference_option"]) if r["culture_is_A"]
-            else (r["preference_option"], r["culture_option"]))
-    persona = ""
-    if r["persona_setting"] == "persona":
-        persona = (f"Answer as a {r['persona_age']} {r['persona_gender']} person from {r['persona_country']}.\n")
-    receiver = f"a {r['receiver_age']} {'woman' if r['receiver_gender'] == 'female' else 'man'}"
-    text = template(f"survey_{r['prompt_format']}").format(
-        persona=persona, scenario=r["scenario"], scenario_country=r["scenario_country"],
-        receiver_description=receiver, question=QUESTIONS[r["question_type"]], option_a=a, option_b=b)
-    return [{"role": "user", "content": text}]
-
-
-def run_survey(reqs: pd.DataFrame, client, gen_cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
-    rows = reqs.to_dict("records")
-    params = SamplingParams(temperature=float(gen_cfg["temperature"]), top_p=1.0,
-                            max_new_tokens=int(gen_cfg["max_new_tokens"]), seed=seed)
-    res = client.generate_parsed([ChatRequest.make(build_survey_messages(r), params) for r in rows], parse_letter,
-                                 max_attempts=max_attempts)
-    out = reqs.copy()
-    out["valid"] = [r.valid for r in res]
-    out["decision"] = [decision_of(r.value, row["culture_is_A"]) if r.valid else UNKNOWN for r, row in zip(res, rows)]
-    out["follow_culture"] = [1.0 if d == FOLLOW else (np.nan if d == UNKNOWN else 0.0) for d in out["decision"]]
-    out["attempts"] = [r.n_attempts for r in res]
-    out["raw_output"] = [r.raw.replace("\n", " ") for r in res]
-    return out
+def alignment_tables(model_out: pd.DataFrame, human: pd.DataFrame, main_format: str,
+                     synthetic: bool) -> dict[str, pd.DataFrame]:
+    """The alignment result tables (metrics, figure-7 summary, position audit, the models'
+    norm-personal gap, persona effects per model and per persona country), each with a
+    ``human_data`` column (synthetic / human)."""
+    metrics = alignment_metrics(model_out, human)
+    model_gap = model_norm_personal_gap(model_out)
+    tables = {"metrics": metrics, "summary": alignment_summary(metrics, main_format),
+              "audit": position_audit(model_out), "model_gap": model_gap,
+              "persona": persona_effects(metrics, model_gap, main_format),
+              "persona_country": persona_country_effects(model_out, human, main_format)}
+    for t in tables.values():
+        t["human_data"] = "synthetic" if synthetic else "human"
+    return tables
 
 
 def human_item_rates(human: pd.DataFrame) -> pd.DataFrame:

@@ -11,12 +11,17 @@ the decision table has ~11.5 million rows (bench/pact_aggregates.py).
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
 import pandas as pd
 
-from .behaviour import ALLOW, UNKNOWN
+from ..core.shards import gather
+from ..core.tables import read_tsv
+from .labels import ALLOW, UNKNOWN
+
+log = logging.getLogger(__name__)
 
 FACTORS = ["model", "model_kind", "configuration", "preference_type", "preference_strength", "preference_theme",
            "receiver_country", "actor_country", "receiver_region", "actor_region", "actor_age", "actor_gender",
@@ -106,6 +111,61 @@ def decisions_table(conds: pd.DataFrame, gen: pd.DataFrame, model: str, model_ki
     d["age_pair"] = d["actor_age"] + "->" + d["receiver_age"]
     d["gender_pair"] = d["actor_gender"] + "->" + d["receiver_gender"]
     return add_preference_bins(d)
+
+
+GENERATION_COLUMNS = ["condition_id", "valid", "decision", "attempts", "raw_output"]
+LOGPROB_COLUMNS = ("p_follow_culture", "letter_mass", "logprob_A", "logprob_B")
+
+
+def shard_decisions(d: pd.DataFrame, model: str, model_kind: str) -> pd.DataFrame:
+    """``decisions_table`` of one behaviour shard table (conditions, decisions, letter scores)."""
+    lp_cols = [c for c in LOGPROB_COLUMNS if c in d.columns]
+    conds = d.drop(columns=GENERATION_COLUMNS[1:] + lp_cols)
+    lp = d[["condition_id", *lp_cols]] if lp_cols else None
+    return decisions_table(conds, d[GENERATION_COLUMNS], model, model_kind, lp)
+
+
+def gather_decisions(shards: list[str], model_kinds: dict[str, str]) -> pd.DataFrame:
+    """One decision table from the behaviour shard tables ``<model>/shard_<k>.tsv``, given per
+    model in shard order (contiguous shards: each model's rows in condition order)."""
+    parts = []
+    for path in shards:
+        model = str(path).split("/")[-2]
+        parts.append(shard_decisions(read_tsv(path, empty_as_na=True), model, model_kinds[model]))
+    return gather(parts)
+
+
+def main_decisions(d: pd.DataFrame, models: list[str]) -> pd.DataFrame:
+    """The decisions of the main models (comparison-only models enter Figure 4 and the pair table only)."""
+    return d[d["model"].isin(models)]
+
+
+def decision_counts(d: pd.DataFrame) -> dict[str, int]:
+    """Valid and UNKNOWN decisions (provenance counts)."""
+    return {"valid": int((d["decision"] != UNKNOWN).sum()), "invalid": int((d["decision"] == UNKNOWN).sum())}
+
+
+def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: list[dict], n_boot: int,
+                     seed: int) -> tuple[dict[str, pd.DataFrame], dict[str, int]]:
+    """The section 4 / appendix B tables of a decision table and the decision counts of the main
+    models ``models`` (comparison-only models enter Figure 4 and the pair table only)."""
+    if "preference_theme" not in everything.columns:  # decision tables gathered before the theme bins existed
+        everything = add_preference_bins(everything)
+    d = main_decisions(everything, models)
+    log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), models)
+    return {
+        "rates": rates_by(d, FACTORS, n_boot, seed),
+        "by_model_config": rates_by_model(d, ["configuration"], n_boot, seed),
+        "by_model_kind": rates_by_model(everything, ["model_kind"], n_boot, seed),
+        "model_pairs": model_pair_rates(everything, model_pairs, n_boot, seed),
+        "by_model": rates_by_model(d, [], n_boot, seed),
+        "chi_square": chi_square_table(d, FACTORS),
+        "demographics": demographic_effects(d),
+        "regions": region_deltas(d),
+        "region_pairs": region_pair_rates(d),
+        "preference_bins": preference_bins(d, n_boot, seed),
+        "strength_by_country": strength_by_country(d),
+    }, decision_counts(d)
 
 
 def binomial_bootstrap_ci(k: int, n: int, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float]:

@@ -2,8 +2,8 @@
 FOLLOW_CULTURE / ALLOW_PREFERENCE / UNKNOWN, and the log-probability mode.
 
 Generation uses the paper's decoding (temperature 0.3, top-p 0.9, at most 128
-new tokens by default; config keys).  An output with no recognisable A/B
-answer is retried (``generate_parsed``) and then recorded as UNKNOWN with its
+new tokens at paper scale; config ``pact.behaviour``).  An output with no
+recognisable A/B answer is retried (``generate_parsed``) and then recorded as UNKNOWN with its
 raw text; rates are computed over valid decisions and every table reports the
 UNKNOWN count.  The log-prob mode scores the answer letters "A" and "B" as
 continuations of the prompt and records P(follow culture) renormalised over
@@ -16,12 +16,11 @@ import re
 
 import pandas as pd
 
+from ..core.shards import select
 from ..models import ChatRequest, SamplingParams, ScoreItem
-from .prompts_io import template
-
-FOLLOW = "FOLLOW_CULTURE"
-ALLOW = "ALLOW_PREFERENCE"
-UNKNOWN = "UNKNOWN"
+from .expand import conditions
+from .labels import ALLOW, FOLLOW, UNKNOWN
+from .prompts_io import render, system_prompt
 
 _ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\(?\s*(?:option\s*)?([AB])\b", re.I)
 _LEADING = re.compile(r"^\W*(?:[Oo]ption\s*)?([AB])\b(?:[.):\s]|$)")
@@ -68,7 +67,8 @@ def _person(country: str, age: str, gender: str, ablation: str, role: str) -> st
 def roles_text(configuration: str) -> str:
     return {
         "C1": "The actor would rather follow the personal preference; the receiver expects the cultural norm.",
-        "C2": "The actor is ready to follow the cultural norm; the receiver would rather the actor follow the personal preference.",
+        "C2": ("The actor is ready to follow the cultural norm; the receiver would rather the actor follow the "
+               "personal preference."),
         "C3": "Both the actor and the receiver would rather follow the personal preference.",
     }[configuration]
 
@@ -76,23 +76,31 @@ def roles_text(configuration: str) -> str:
 def build_messages(row: dict) -> list[dict]:
     culture, pref = row["culture_option"], row["preference_option"]
     a, b = (culture, pref) if row["culture_is_A"] else (pref, culture)
-    user = template("decision").format(
-        scenario=row["scenario"], receiver_country=row["receiver_country"],
+    user = render(
+        "decision", scenario=row["scenario"], receiver_country=row["receiver_country"],
         actor_description=_person(row["actor_country"], row["actor_age"], row["actor_gender"],
                                   row["demo_ablation"], "actor"),
         receiver_description=_person(row["receiver_country"], row["receiver_age"], row["receiver_gender"],
                                      row["demo_ablation"], "receiver"),
         cultural_expectation=row["cultural_expectation"], personal_preference=row["personal_preference"],
         roles=roles_text(row["configuration"]), option_a=a, option_b=b)
-    system = template(f"system_{row['system_prompt']}").strip()
+    system = system_prompt(row["system_prompt"])
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def run_generation(conds: pd.DataFrame, client, gen_cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+def shard_conditions(instances: pd.DataFrame, configurations, demo_ablations, system_prompts, shard: int | str,
+                     n_shards: int) -> pd.DataFrame:
+    """The evaluation conditions (instance x configuration x ablation x system prompt) of one
+    shard: a contiguous slice, so the shards in shard order restore the condition order."""
+    instances = instances.assign(culture_is_A=instances["culture_is_A"].astype(str) == "True")
+    return select(conditions(instances, configurations, demo_ablations, system_prompts), shard, n_shards)
+
+
+def run_generation(conds: pd.DataFrame, client, sampling: SamplingParams,
+                   max_attempts: int | None = None) -> pd.DataFrame:
+    """Decisions by generation (``max_attempts``: the client's, ``retry.max_attempts``, unless given)."""
     rows = conds.to_dict("records")
-    params = SamplingParams(temperature=float(gen_cfg["temperature"]), top_p=float(gen_cfg["top_p"]),
-                            max_new_tokens=int(gen_cfg["max_new_tokens"]), seed=seed)
-    reqs = [ChatRequest.make(build_messages(r), params) for r in rows]
+    reqs = [ChatRequest.make(build_messages(r), sampling) for r in rows]
     res = client.generate_parsed(reqs, parse_letter, max_attempts=max_attempts)
     out = conds[["condition_id"]].copy()
     out["valid"] = [r.valid for r in res]
@@ -113,4 +121,12 @@ def run_logprob(conds: pd.DataFrame, client) -> pd.DataFrame:
     out["letter_mass"] = [s.valid_mass for s in scores]
     out["logprob_A"] = [s.logprobs[0] for s in scores]
     out["logprob_B"] = [s.logprobs[1] for s in scores]
+    return out
+
+
+def decide(conds: pd.DataFrame, client, sampling: SamplingParams, logprob: bool) -> pd.DataFrame:
+    """The conditions with their generated decisions and, with ``logprob``, the letter scores."""
+    out = conds.merge(run_generation(conds, client, sampling), on="condition_id", validate="one_to_one")
+    if logprob:
+        out = out.merge(run_logprob(conds, client), on="condition_id", validate="one_to_one")
     return out

@@ -7,12 +7,10 @@ stage kept, removed or could not parse.
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from ..models import ChatRequest, SamplingParams
-from .prompts_io import template
+from .prompts_io import render
 
 FILTER_SCHEMA = {
     "type": "object",
@@ -51,23 +49,19 @@ JUDGE_SCHEMA = {
 }
 
 
-def _params(cfg: dict, seed: int) -> SamplingParams:
-    return SamplingParams(temperature=float(cfg["temperature"]), top_p=float(cfg.get("top_p", 1.0)),
-                          max_new_tokens=int(cfg["max_new_tokens"]), seed=seed)
-
-
-def _run(client, prompts: list[str], schema: dict, params: SamplingParams, max_attempts: int):
+def _run(client, prompts: list[str], schema: dict, params: SamplingParams, max_attempts: int | None):
+    """Schema-constrained generation (``max_attempts``: the client's, ``retry.max_attempts``, unless given)."""
     reqs = [ChatRequest.make(p, params) for p in prompts]
     return client.generate_json(reqs, schema, max_attempts=max_attempts)
 
 
-def filter_cultureatlas(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+def filter_cultureatlas(df: pd.DataFrame, client, sampling: SamplingParams,
+                        max_attempts: int | None = None) -> pd.DataFrame:
     """Classify each row; keep only social, actionable norms.  Unparseable rows are
     kept out (``keep`` False) with reason ``invalid_output`` and counted."""
-    tpl = template("filter_cultureatlas")
-    prompts = [tpl.format(country=r.country, keyword=r.keyword, positive_sample=r.positive_sample)
+    prompts = [render("filter_cultureatlas", country=r.country, keyword=r.keyword, positive_sample=r.positive_sample)
                for r in df.itertuples()]
-    res = _run(client, prompts, FILTER_SCHEMA, _params(cfg, seed), max_attempts)
+    res = _run(client, prompts, FILTER_SCHEMA, sampling, max_attempts)
     out = df.copy()
     out["valid"] = [r.valid for r in res]
     out["attempts"] = [r.n_attempts for r in res]
@@ -93,20 +87,22 @@ def situation_of(row) -> str:
     return row["Story"] if row["source"] == "normad" else row["positive_sample"]
 
 
-def generate_preferences(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+def generate_preferences(df: pd.DataFrame, client, sampling: SamplingParams,
+                         max_attempts: int | None = None) -> pd.DataFrame:
     """Stage 1: cultural expectation, contrasting preference (typed), two parallel options."""
     rows = []
     prompts = []
     for r in df.to_dict("records"):
         if r["source"] == "normad":
-            prompts.append(template("preference_normad").format(
-                country=r["country"], rule_of_thumb=r["Rule-of-Thumb"], story=r["Story"],
+            prompts.append(render(
+                "preference_normad", country=r["country"], rule_of_thumb=r["Rule-of-Thumb"], story=r["Story"],
                 gold_label=r["Gold Label"]))
         else:
-            prompts.append(template("preference_cultureatlas").format(
-                country=r["country"], keyword=r["keyword"], positive_sample=r["positive_sample"],
+            prompts.append(render(
+                "preference_cultureatlas", country=r["country"], keyword=r["keyword"],
+                positive_sample=r["positive_sample"],
                 negative_sample=r["negative_sample"]))
-    res = _run(client, prompts, PREFERENCE_SCHEMA, _params(cfg, seed), max_attempts)
+    res = _run(client, prompts, PREFERENCE_SCHEMA, sampling, max_attempts)
     for r, pr in zip(df.to_dict("records"), res):
         v = pr.value if pr.valid else {}
         rows.append({
@@ -122,17 +118,17 @@ def generate_preferences(df: pd.DataFrame, client, cfg: dict, seed: int, max_att
     return pd.DataFrame(rows)
 
 
-def rewrite_scenarios(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+def rewrite_scenarios(df: pd.DataFrame, client, sampling: SamplingParams,
+                      max_attempts: int | None = None) -> pd.DataFrame:
     """Stage 3 rewrite: a neutral scenario that sets up the choice.  Rows whose preference
     stage was invalid are passed through (``rewrite_valid`` False) and removed at validation."""
     out = df.copy()
     ok = out["valid"].to_numpy()
-    prompts = [template("rewrite").format(country=r.country, situation=r.situation,
-                                          cultural_expectation=r.cultural_expectation,
-                                          personal_preference=r.personal_preference,
-                                          culture_option=r.culture_option, preference_option=r.preference_option)
+    prompts = [render("rewrite", country=r.country, situation=r.situation,
+                      cultural_expectation=r.cultural_expectation, personal_preference=r.personal_preference,
+                      culture_option=r.culture_option, preference_option=r.preference_option)
                for r in out[ok].itertuples()]
-    res = _run(client, prompts, REWRITE_SCHEMA, _params(cfg, seed), max_attempts) if prompts else []
+    res = _run(client, prompts, REWRITE_SCHEMA, sampling, max_attempts) if prompts else []
     out["scenario"] = ""
     out["rewrite_valid"] = False
     out["rewrite_attempts"] = 0
@@ -145,16 +141,16 @@ def rewrite_scenarios(df: pd.DataFrame, client, cfg: dict, seed: int, max_attemp
     return out
 
 
-def judge_items(df: pd.DataFrame, client, cfg: dict, seed: int, max_attempts: int) -> pd.DataFrame:
+def judge_items(df: pd.DataFrame, client, sampling: SamplingParams, max_attempts: int | None = None) -> pd.DataFrame:
     """LLM-judge validation.  ``passed`` needs a valid preference, a valid rewrite and all three
     checks true; ``removal_reason`` records why an item is removed."""
     out = df.copy()
     ok = (out["valid"] & out["rewrite_valid"]).to_numpy()
-    prompts = [template("judge").format(scenario=r.scenario, cultural_expectation=r.cultural_expectation,
-                                        personal_preference=r.personal_preference,
-                                        culture_option=r.culture_option, preference_option=r.preference_option)
+    prompts = [render("judge", scenario=r.scenario, cultural_expectation=r.cultural_expectation,
+                      personal_preference=r.personal_preference, culture_option=r.culture_option,
+                      preference_option=r.preference_option)
                for r in out[ok].itertuples()]
-    res = _run(client, prompts, JUDGE_SCHEMA, _params(cfg, seed), max_attempts) if prompts else []
+    res = _run(client, prompts, JUDGE_SCHEMA, sampling, max_attempts) if prompts else []
     for k in ("scenario_clear", "preference_plausible", "distinct", "judge_valid"):
         out[k] = False
     out["judge_raw_output"] = ""
@@ -199,5 +195,25 @@ def validation_counts(judged: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def to_json_cell(obj) -> str:
-    return json.dumps(obj, sort_keys=True)
+def usable_rows(df: pd.DataFrame, max_scenarios: int | None) -> pd.DataFrame:
+    """The rows construction starts from: CultureAtlas rows the filter kept (all NormAd rows),
+    the first ``max_scenarios`` of them when set."""
+    if "keep" in df.columns:
+        df = df[df["keep"].astype(str) == "True"]
+    return df.head(max_scenarios) if max_scenarios else df
+
+
+def construct_source(df: pd.DataFrame, client, source: str, preference: SamplingParams, rewrite: SamplingParams,
+                     judge: SamplingParams, judge_action: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Preference generation, rewrite and judge of one source's rows: the judged items (``kept``:
+    passed, or with ``judge_action`` keep_flagged every item with a valid preference and rewrite)
+    and the validation counts."""
+    judged = judge_items(rewrite_scenarios(generate_preferences(df, client, preference), client, rewrite),
+                         client, judge)
+    judged["kept"] = judged["passed"]
+    if judge_action == "keep_flagged":
+        judged["kept"] = judged["valid"] & judged["rewrite_valid"]
+    counts = validation_counts(judged)
+    counts = pd.concat([counts, pd.DataFrame([{"source": source, "quantity": "kept",
+                                               "value": int(judged["kept"].sum())}])], ignore_index=True)
+    return judged, counts

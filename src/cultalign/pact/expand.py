@@ -15,23 +15,20 @@ recorded.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
+from ..core.seeds import derive_seed
 from . import geography
 
 AGES = ("younger", "older")
 GENDERS = ("female", "male")
-DEMO_COMBOS = list(itertools.product(AGES, GENDERS, AGES, GENDERS))  # actor_age, actor_gender, receiver_age, receiver_gender
+# actor_age, actor_gender, receiver_age, receiver_gender
+DEMO_COMBOS = list(itertools.product(AGES, GENDERS, AGES, GENDERS))
 PER_SCENARIO = len(geography.RELATIONS) * len(DEMO_COMBOS)  # 48
-CONFIGURATIONS = ("C1", "C2", "C3")
-DEMO_ABLATIONS = ("full_demo", "age_only", "gender_only", "no_demo")
-SYSTEM_PROMPTS = ("balance", "no_balance")
-
 
 SCENARIO_COLUMNS = ("scenario_id", "source", "country", "situation", "scenario", "cultural_expectation",
                     "personal_preference", "preference_type", "culture_option", "preference_option", "passed",
@@ -40,10 +37,6 @@ SCENARIO_COLUMNS = ("scenario_id", "source", "country", "situation", "scenario",
 
 def expected_instances(n_scenarios: int) -> int:
     return n_scenarios * PER_SCENARIO
-
-
-def _seed_int(seed: int, key: str) -> int:
-    return int(hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()[:16], 16)
 
 
 @lru_cache(maxsize=65536)
@@ -65,7 +58,7 @@ def expand(scenarios: pd.DataFrame, seed: int, combinations_per_scenario: int | 
     if combinations_per_scenario is not None and combinations_per_scenario < PER_SCENARIO:
         keep = np.zeros(len(sidx), dtype=bool)
         for i, sid in enumerate(scenarios["scenario_id"]):
-            rng = np.random.default_rng(_seed_int(seed, f"sample:{sid}"))
+            rng = np.random.default_rng(derive_seed(seed, "pact", "sample", sid))
             keep[i * PER_SCENARIO + rng.choice(PER_SCENARIO, combinations_per_scenario, replace=False)] = True
         sidx, ridx, didx = sidx[keep], ridx[keep], didx[keep]
     base = scenarios[[c for c in SCENARIO_COLUMNS if c in scenarios.columns]].reset_index(drop=True)
@@ -83,7 +76,7 @@ def expand(scenarios: pd.DataFrame, seed: int, combinations_per_scenario: int | 
     for j, col in enumerate(("actor_age", "actor_gender", "receiver_age", "receiver_gender")):
         out[col] = combos[:, j]
     out.insert(0, "instance_id", [f"{s}-{rel}-{d:02d}" for s, rel, d in zip(sids, rels, didx)])
-    out["culture_is_A"] = [bool(_seed_int(seed, f"order:{i}") & 1) for i in out["instance_id"]]
+    out["culture_is_A"] = [bool(derive_seed(seed, "pact", "order", i) & 1) for i in out["instance_id"]]
     regions = {c: geography.region_of(c) for c in set(out["receiver_country"]) | set(out["actor_country"])}
     out["receiver_region"] = out["receiver_country"].map(regions)
     out["actor_region"] = out["actor_country"].map(regions)
@@ -98,6 +91,19 @@ def conditions(instances: pd.DataFrame, configurations, demo_ablations, system_p
     out.insert(0, "condition_id", out["instance_id"] + "|" + out["configuration"] + "|" + out["demo_ablation"]
                + "|" + out["system_prompt"])
     return out
+
+
+def validated_scenarios(tables: list[pd.DataFrame], paths: list[str]) -> tuple[pd.DataFrame, dict]:
+    """The kept items of the validated tables of the sources (in the order given) and, per source,
+    how many were constructed, validated (kept) and removed."""
+    parts, per_source = [], {}
+    for v, path in zip(tables, paths):
+        src = v["source"].iloc[0] if len(v) else str(path).split("/")[-1].split("_")[0]
+        kept = v[v["kept"].astype(str) == "True"]
+        per_source[src] = {"scenarios_constructed": len(v), "scenarios_validated": len(kept),
+                           "scenarios_removed": len(v) - len(kept)}
+        parts.append(kept)
+    return pd.concat(parts, ignore_index=True), per_source
 
 
 def construction_counts(per_source: dict[str, dict[str, int]], instances: pd.DataFrame) -> pd.DataFrame:

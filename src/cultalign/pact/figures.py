@@ -9,7 +9,38 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ..core.tables import read_tsv  # noqa: E402
+from .geography import REGIONS  # noqa: E402
+
 SYN = "synthetic human data (demo)"
+
+
+def _read(path: str) -> pd.DataFrame:
+    return read_tsv(path, empty_as_na=True)
+
+
+def main_figures(by_model_config: str, by_model_kind: str, model_pairs: str, demographics: str, regions: str,
+                 gaps: str, agreement: str, alignment: str, fig3: str, fig4: str, fig5: str, fig6: str,
+                 fig7: str) -> None:
+    """Figures 3-7 from the result tables (paths); the human-study panels say when the human
+    data are synthetic."""
+    figure3(_read(by_model_config), fig3)
+    figure4(_read(by_model_kind), fig4, _read(model_pairs))
+    figure5(_read(demographics), _read(regions), fig5)
+    gap_table = _read(gaps)
+    synthetic = (gap_table["data"] == "synthetic").all()
+    figure6(gap_table, _read(agreement), fig6, synthetic)
+    figure7(_read(alignment), fig7, synthetic)
+
+
+def appendix_figures(persona: str, persona_country: str, region_pairs: str, fig15: str, fig16: str,
+                     region_heatmap_out: str) -> None:
+    """Appendix figures 15 and 16 (persona vs no persona) and the B.2 region heatmap."""
+    effects = _read(persona)
+    synthetic = (effects["human_data"] == "synthetic").all() if len(effects) else False
+    figure15(effects, fig15, synthetic)
+    figure16(_read(persona_country), fig16, synthetic)
+    region_heatmap(_read(region_pairs), region_heatmap_out, REGIONS)
 
 
 def _bars(ax, labels, values, err=None, color=None, title="", ylabel=""):

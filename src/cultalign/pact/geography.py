@@ -10,7 +10,8 @@ Geographic method (documented, deterministic given the seed):
   has no other member, a different country of the same continent;
 * **far**: a UN member country on a different continent;
 * the candidate is drawn with a NumPy generator seeded by (master seed,
-  scenario id), so a rerun picks the same actor country.
+  scenario id, relation) through ``core.seeds.derive_seed``, so a rerun picks
+  the same actor country.
 
 Analysis regions (figure 5C) group UN sub-regions into the eight bins of the
 paper's site data; Australia/New Zealand count as Western/Anglophone
@@ -19,12 +20,13 @@ paper's site data; Australia/New Zealand count as Western/Anglophone
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+
+from ..core.seeds import derive_seed
 
 RELATIONS = ("same", "close", "far")
 
@@ -89,11 +91,6 @@ def country_info(name: str) -> dict:
             "region": r["region"]}
 
 
-def _rng(seed: int, key: str) -> np.random.Generator:
-    h = int(hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()[:16], 16)
-    return np.random.default_rng(h)
-
-
 def candidates(receiver: str, relation: str) -> list[str]:
     """ISO3 codes of possible actor countries for ``relation`` to ``receiver``."""
     return list(_candidates(country_info(receiver)["iso3"], relation))
@@ -123,7 +120,8 @@ def actor_country(receiver: str, relation: str, seed: int, key: str) -> str:
     cands = candidates(receiver, relation)
     if not cands:
         raise UnknownCountry(f"no {relation} country candidates for {receiver!r}")
-    pick = cands[int(_rng(seed, f"{key}:{relation}").integers(len(cands)))]
+    rng = np.random.default_rng(derive_seed(seed, "pact", "actor", key, relation))
+    pick = cands[int(rng.integers(len(cands)))]
     return _table().loc[pick, "name_short"]
 
 

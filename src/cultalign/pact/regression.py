@@ -48,3 +48,10 @@ def by_question(data: pd.DataFrame, terms: list[str], who: str) -> pd.DataFrame:
     pooled.insert(1, "question_type", "pooled")
     parts.append(pooled)
     return pd.concat(parts, ignore_index=True)
+
+
+def model_answers(surveys: pd.DataFrame) -> pd.DataFrame:
+    """The survey answers the model regression uses: valid answers, position-audit pairs left out."""
+    m = surveys[surveys["position_audit"].astype(str) != "True"].dropna(subset=["follow_culture"])
+    m["follow_culture"] = m["follow_culture"].astype(int)
+    return m

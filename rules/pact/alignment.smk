@@ -1,0 +1,96 @@
+# PACT human-model alignment (section 5.3, appendices D and F): the survey items
+# asked to the models, alignment metrics, and the R regressions.
+
+
+rule pact_survey:
+    """The human survey items asked to one model: no persona / persona, prompt formats, option-position audit."""
+    input:
+        responses="results/pact/human/responses.tsv",
+        validated="results/pact/construct/normad_validated.tsv",
+        weights=model_weights,
+    output:
+        table="results/pact/alignment/{model}/survey.tsv",
+    log:
+        "logs/pact/survey/{model}.log",
+    benchmark:
+        "benchmarks/pact/survey/{model}.tsv"
+    conda:
+        model_env
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=model_mem,
+        runtime=config["resources"]["runtime"],
+        gpu=model_gpu,
+    params:
+        llm=llm_of_wildcard,
+        prompt_formats=conf("pact.alignment.prompt_formats"),
+        max_personas_per_item=conf("pact.alignment.max_personas_per_item"),
+        position_audit_items=conf("pact.alignment.position_audit_items"),
+        sampling=pact_sampling("pact.alignment"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/pact/survey.py"
+
+
+rule pact_alignment:
+    """Majority alignment, item-level MAE, aggregate-rate gap, signed culture gap, uncertainty correlation."""
+    input:
+        responses="results/pact/human/responses.tsv",
+        surveys=pact_surveys,
+    output:
+        metrics=report(
+            "results/pact/alignment/metrics.tsv",
+            caption="../../report/pact/alignment_metrics.rst",
+            category="PACT",
+        ),
+        summary="results/pact/alignment/summary.tsv",
+        audit=report(
+            "results/pact/alignment/position_audit.tsv",
+            caption="../../report/pact/position_audit.rst",
+            category="PACT",
+        ),
+        model_gap="results/pact/alignment/model_norm_personal_gap.tsv",
+        persona="results/pact/alignment/persona_effects.tsv",
+        persona_country="results/pact/alignment/persona_country_effects.tsv",
+    log:
+        "logs/pact/alignment.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        prompt_formats=conf("pact.alignment.prompt_formats"),
+    script:
+        "../../scripts/pact/alignment.py"
+
+
+rule pact_regressions:
+    """Item fixed-effects logistic regressions in R (glm binomial, drop1 Chisq, BH q) for humans and models."""
+    input:
+        responses="results/pact/human/responses.tsv",
+        surveys=pact_surveys,
+    output:
+        human=report(
+            "results/pact/regression/human_drop1.tsv",
+            caption="../../report/pact/human_drop1.rst",
+            category="PACT",
+        ),
+        models=report(
+            "results/pact/regression/model_drop1.tsv",
+            caption="../../report/pact/model_drop1.rst",
+            category="PACT",
+        ),
+    log:
+        "logs/pact/regressions.log",
+    conda:
+        "../../envs/r.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        human_terms=conf("pact.regression.human_terms"),
+        model_terms=conf("pact.regression.model_terms"),
+    script:
+        "../../scripts/pact/regressions.py"

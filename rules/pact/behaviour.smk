@@ -1,0 +1,98 @@
+# PACT model behaviour (section 4, appendix B): decisions of every model on the
+# instance x condition prompts, in shards, gathered and analysed.
+
+
+rule pact_behaviour:
+    """Decisions of one model on one shard of the instance x condition prompts (generation + log-probs)."""
+    input:
+        instances="results/pact/construct/instances.tsv",
+        weights=model_weights,
+    output:
+        table="results/pact/behaviour/{model}/shard_{shard}.tsv",
+    log:
+        "logs/pact/behaviour/{model}/shard_{shard}.log",
+    benchmark:
+        "benchmarks/pact/behaviour/{model}/shard_{shard}.tsv"
+    conda:
+        model_env
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=model_mem,
+        runtime=config["resources"]["runtime"],
+        gpu=model_gpu,
+    params:
+        llm=llm_of_wildcard,
+        configurations=conf("pact.behaviour.configurations"),
+        demo_ablations=conf("pact.behaviour.demo_ablations"),
+        system_prompts=conf("pact.behaviour.system_prompts"),
+        sampling=pact_sampling("pact.behaviour"),
+        logprob=conf("pact.behaviour.logprob"),
+        shards=conf("pact.behaviour.shards"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/pact/behaviour.py"
+
+
+rule pact_gather_behaviour:
+    """All shards and models in one decision table (per model, the shards in shard order)."""
+    input:
+        shards=pact_behaviour_shards,
+    output:
+        table="results/pact/behaviour/decisions.tsv",
+    log:
+        "logs/pact/gather_behaviour.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    params:
+        model_kinds=pact_model_kinds,
+    script:
+        "../../scripts/pact/gather_behaviour.py"
+
+
+rule pact_behaviour_analysis:
+    """Section 4 / appendix B: rates with bootstrap CIs, chi-square + Cramer's V, demographic and region effects."""
+    input:
+        table="results/pact/behaviour/decisions.tsv",
+    output:
+        rates=report(
+            "results/pact/analysis/rates_by_factor.tsv",
+            caption="../../report/pact/rates_by_factor.rst",
+            category="PACT",
+        ),
+        by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
+        by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
+        model_pairs="results/pact/analysis/model_pairs.tsv",
+        by_model="results/pact/analysis/rates_by_model.tsv",
+        chi_square=report(
+            "results/pact/analysis/chi_square.tsv",
+            caption="../../report/pact/chi_square.rst",
+            category="PACT",
+        ),
+        demographics="results/pact/analysis/demographic_effects.tsv",
+        regions="results/pact/analysis/region_effects.tsv",
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+        preference_bins=report(
+            "results/pact/analysis/preference_bins.tsv",
+            caption="../../report/pact/preference_bins.rst",
+            category="PACT",
+        ),
+        strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
+    log:
+        "logs/pact/behaviour_analysis.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    params:
+        models=conf("pact.models"),
+        model_pairs=conf("pact.model_pairs"),
+        bootstrap=conf("pact.behaviour.bootstrap"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/pact/behaviour_analysis.py"

@@ -1,0 +1,74 @@
+# PACT figures: Figures 3-7 of the paper and the appendix figures.
+
+
+rule pact_figures:
+    """Figures 3-7 of the paper."""
+    input:
+        by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
+        by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
+        model_pairs="results/pact/analysis/model_pairs.tsv",
+        demographics="results/pact/analysis/demographic_effects.tsv",
+        regions="results/pact/analysis/region_effects.tsv",
+        gaps="results/pact/human/norm_personal_gap.tsv",
+        agreement="results/pact/human/agreement.tsv",
+        alignment="results/pact/alignment/summary.tsv",
+    output:
+        fig3=report(
+            PACT_FIGURES["3"], caption="../../report/pact/figure3.rst", category="PACT"
+        ),
+        fig4=report(
+            PACT_FIGURES["4"], caption="../../report/pact/figure4.rst", category="PACT"
+        ),
+        fig5=report(
+            PACT_FIGURES["5"], caption="../../report/pact/figure5.rst", category="PACT"
+        ),
+        fig6=report(
+            PACT_FIGURES["6"], caption="../../report/pact/figure6.rst", category="PACT"
+        ),
+        fig7=report(
+            PACT_FIGURES["7"], caption="../../report/pact/figure7.rst", category="PACT"
+        ),
+    log:
+        "logs/pact/figures.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/pact/figures.py"
+
+
+rule pact_appendix_figures:
+    """Appendix figures: 15 and 16 (persona vs no persona, F.4) and the B.2 region heatmap."""
+    input:
+        persona="results/pact/alignment/persona_effects.tsv",
+        persona_country="results/pact/alignment/persona_country_effects.tsv",
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+    output:
+        fig15=report(
+            PACT_APPENDIX_FIGURES["15"],
+            caption="../../report/pact/figure15.rst",
+            category="PACT",
+        ),
+        fig16=report(
+            PACT_APPENDIX_FIGURES["16"],
+            caption="../../report/pact/figure16.rst",
+            category="PACT",
+        ),
+        region_heatmap=report(
+            PACT_APPENDIX_FIGURES["region_heatmap"],
+            caption="../../report/pact/region_heatmap.rst",
+            category="PACT",
+        ),
+    log:
+        "logs/pact/appendix_figures.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    script:
+        "../../scripts/pact/appendix_figures.py"

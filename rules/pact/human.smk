@@ -1,0 +1,51 @@
+# PACT human study (section 5, appendices C-D): the Prolific export (SYNTHETIC
+# in the demo) through the quality filters, then the norm-personal gap and agreement.
+
+
+rule pact_ingest_prolific:
+    """Quality filters (consent, completion, id, attention, duplicates, bot flag) and salted-hash ids."""
+    input:
+        export=pact_prolific_export,
+    output:
+        responses="results/pact/human/responses.tsv",
+        filters=report(
+            "results/pact/human/filters.tsv",
+            caption="../../report/pact/filters.rst",
+            category="PACT",
+        ),
+    log:
+        "logs/pact/ingest_prolific.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        attention_answer=conf("pact.human.attention_answer"),
+        id_salt=conf("pact.human.id_salt"),
+        id_salt_env=conf("pact.human.id_salt_env"),
+        prolific_export=conf("pact.human.prolific_export"),
+    script:
+        "../../scripts/pact/ingest_prolific.py"
+
+
+rule pact_human_analysis:
+    """Norm-personal gap per participant country and agreement by relation and demographic group."""
+    input:
+        responses="results/pact/human/responses.tsv",
+    output:
+        gaps="results/pact/human/norm_personal_gap.tsv",
+        agreement="results/pact/human/agreement.tsv",
+    log:
+        "logs/pact/human_analysis.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        min_group_size=conf("pact.human.min_group_size"),
+    script:
+        "../../scripts/pact/human_analysis.py"
