@@ -64,7 +64,7 @@ def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
                            "options": json.dumps(["Very inaccurate", "Very accurate"]),
                            "scores": "[1, 5]", "keyed": "plus"}])
     for mode in ("text", "label"):
-        out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan")
+        out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan", "sum")
         assert len(out) == 2 and out["valid"].all()
         for _, r in out.iterrows():
             assert sorted(json.loads(r["shuffle"])) == [0, 1]

@@ -319,7 +319,7 @@ def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
 
 
 def audit_release(root: str | Path, countries: dict[str, str], codes: dict[str, str], expect: dict,
-                  near: float = 0.8, embed=None, published_keys: dict[str, Path] | None = None) -> pd.DataFrame:
+                  near: float, embed=None, published_keys: dict[str, Path] | None = None) -> pd.DataFrame:
     """Run every check; ``countries`` maps our id -> display name, ``codes`` our id -> file code."""
     root = Path(root)
     f = Findings()

@@ -67,7 +67,7 @@ def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
 
 
 def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
-            normalise: str = "sum", count_tokens: bool = False) -> pd.DataFrame:
+            normalise: str, count_tokens: bool = False) -> pd.DataFrame:
     """Score every option of every item (options shuffled per item, shuffle recorded).
 
     mode ``text``: the continuation is the whole option text; ``label``: the

@@ -75,7 +75,7 @@ def _flag(series, src, field, minus_values=("R", "minus", "-")):
     return out
 
 
-def load_bfi(path: str | Path, key: str = "published") -> pd.DataFrame:
+def load_bfi(path: str | Path, key: str) -> pd.DataFrame:
     """BFI-44 (columns Text, Key, Reverse).  ``key=published`` scores with the published key by item
     position; ``key=file`` uses the file's Key/Reverse columns (the audit compares the two)."""
     df = pd.read_csv(path)
@@ -325,7 +325,11 @@ def cp_items(questions: pd.DataFrame, src: str, instrument: str = "cp") -> pd.Da
     return df
 
 
-def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str = "published") -> pd.DataFrame:
+def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str | None = None) -> pd.DataFrame:
+    """The item table of instrument ``name`` from ``path`` in format ``kind``; ``bfi_key`` (config
+    personas.bfi_key) is needed for the BFI format only."""
+    if kind == "bfi" and bfi_key is None:
+        raise InstrumentError(f"{path}: a BFI instrument needs bfi_key (published or file)")
     loaders = {
         "bfi": lambda: load_bfi(path, bfi_key),
         "ipip_csv": lambda: load_ipip_csv(path, name),
