@@ -1,37 +1,122 @@
-# personas: configuration shortcuts and input functions (no rules here).
+# personas: configuration shortcuts, param functions, input functions and target lists (no rules).
 
-PCFG = config["personas"]
-P_COUNTRIES = PCFG["run_countries"]
-P_MODELS = PCFG["models"]
-P_PRIMING = PCFG["priming"]
-P_BASELINES = PCFG["run_instruments"]
-P_INSTRUMENTS = P_BASELINES + ["cp"]
-P_OEG_INSTRUMENTS = [i for i in P_BASELINES if PCFG["instruments"][i]["oeg"]] + ["cp"]
-P_FORMS = PCFG["human"]["forms"]
-P_GEN = PCFG["generator_model"]
+PERSONAS_CFG = config["personas"]
+PERSONAS_COUNTRIES = PERSONAS_CFG["run_countries"]
+PERSONAS_MODELS = PERSONAS_CFG["models"]
+PERSONAS_PRIMING = PERSONAS_CFG["priming"]
+PERSONAS_BASELINES = PERSONAS_CFG["run_instruments"]
+PERSONAS_INSTRUMENTS = PERSONAS_BASELINES + ["cp"]
+PERSONAS_OEG_INSTRUMENTS = [
+    i for i in PERSONAS_BASELINES if PERSONAS_CFG["instruments"][i]["oeg"]
+] + ["cp"]
+PERSONAS_TRAIT_INSTRUMENTS = [
+    i for i in PERSONAS_BASELINES if PERSONAS_CFG["instruments"][i]["format"] == "trait"
+]
+PERSONAS_FORMS = PERSONAS_CFG["human"]["forms"]
+PERSONAS_GEN = PERSONAS_CFG["generator_model"]
+PERSONAS_HUMAN = (
+    f"results/personas/human/{PERSONAS_CFG['human']['ground_truth_form']}_scores.tsv"
+)
+# synthetic demo inputs (rules/personas/demo.smk)
+PERSONAS_DEMO = "resources/demo/generated/personas"
+# real-data run on the published release (rules/personas/release.smk)
+PERSONAS_REL = PERSONAS_CFG["release_eval"]
+PERSONAS_REL_COUNTRIES = PERSONAS_REL["countries"]
 
 
 wildcard_constraints:
-    country=regex_of(list(PCFG["countries"])),
+    country=regex_of(list(PERSONAS_CFG["countries"])),
     priming="primed|unprimed",
-    instrument=regex_of(list(PCFG["instruments"]) + ["cp"]),
+    instrument=regex_of(list(PERSONAS_CFG["instruments"]) + ["cp"]),
     form="ipip120|ipip300",
+
+
+# -- params --------------------------------------------------------------------
+# Narrow, order-stable config values for rules (rules/common.smk: conf) that
+# depend on a wildcard or pick one field of the `personas.countries` entries.
+
+
+def personas_value(value):
+    """Param function giving a fixed value (mappings with sorted keys)."""
+    value = canonical(value)
+
+    def param(wildcards):
+        return value
+
+    return param
+
+
+def personas_country_conf(field):
+    """Param function: `personas.countries.<{country}>.<field>`."""
+
+    def param(wildcards):
+        return canonical(PERSONAS_CFG["countries"][wildcards.country][field])
+
+    param.__name__ = f"personas_country_{field}"
+    return param
+
+
+def personas_instrument_conf(field):
+    """Param function: `personas.instruments.<{instrument}>.<field>`."""
+
+    def param(wildcards):
+        return canonical(PERSONAS_CFG["instruments"][wildcards.instrument][field])
+
+    param.__name__ = f"personas_instrument_{field}"
+    return param
+
+
+def personas_countries_field(field, ids):
+    """Param function: {country id: `personas.countries.<id>.<field>`} for the ids `ids`."""
+    return personas_value({c: PERSONAS_CFG["countries"][c][field] for c in ids})
+
+
+def personas_pairs(key):
+    """Param function: the entries of the mapping at config `key` as [name, value] pairs, in the
+    config's order (for outputs whose rows or random draws follow that order; a config file that
+    restates entries keeps their places)."""
+    value = config
+    for part in key.split("."):
+        value = value[part]
+    return personas_value([[k, v] for k, v in value.items()])
+
+
+def personas_bfi_key(wildcards):
+    """`personas.bfi_key` for an instrument in BFI format (the only loader that reads it), else None."""
+    if PERSONAS_CFG["instruments"][wildcards.instrument]["format"] == "bfi":
+        return PERSONAS_CFG["bfi_key"]
+    return None
+
+
+def personas_cp_release_code(wildcards):
+    """The release code of {country} when cp items come from the release, else None."""
+    if PERSONAS_CFG["cp_source"] == "release":
+        return PERSONAS_CFG["countries"][wildcards.country]["release_code"]
+    return None
+
+
+def personas_form_country_width(wildcards):
+    """`personas.human.country_width.<{form}>` (None: Johnson's layout)."""
+    return PERSONAS_CFG["human"]["country_width"].get(wildcards.form)
+
+
+# -- input functions -------------------------------------------------------------
 
 
 def personas_corpus_pdfs(wildcards):
     """PDFs of a country: the user's folder, else the rendered demo text."""
-    folder = PCFG["corpus"]["folders"].get(wildcards.country)
+    folder = PERSONAS_CFG["corpus"]["folders"].get(wildcards.country)
     if folder:
         return sorted(str(p) for p in Path(folder).glob("*.pdf"))
-    return [f"results/personas/corpus/{wildcards.country}/{wildcards.country}_demo.pdf"]
+    return [f"{PERSONAS_DEMO}/corpus/{wildcards.country}/{wildcards.country}_demo.pdf"]
 
 
 def personas_demo_text(wildcards):
-    return f"{PCFG['corpus']['demo_dir']}/{wildcards.country}.txt"
+    return f"{PERSONAS_CFG['corpus']['demo_dir']}/{wildcards.country}.txt"
 
 
 def personas_release_dir():
-    path = PCFG["release"]["path"]
+    path = PERSONAS_CFG["release"]["path"]
     if not path:
         raise ValueError(
             "personas.release.path is not set: the external release is not configured"
@@ -44,29 +129,15 @@ def personas_release_input(wildcards):
 
 
 def personas_instrument_file(wildcards):
-    return PCFG["instruments"][wildcards.instrument]["path"]
+    return PERSONAS_CFG["instruments"][wildcards.instrument]["path"]
 
 
 def personas_cp_inputs(wildcards):
-    if PCFG["cp_source"] == "release":
+    if PERSONAS_CFG["cp_source"] == "release":
         return {"release": personas_release_dir()}
     return {
-        "questions": f"results/personas/generated/{P_GEN}/questions/{wildcards.country}.tsv"
+        "questions": f"results/personas/generated/{PERSONAS_GEN}/questions/{wildcards.country}.tsv"
     }
-
-
-def personas_priming_inputs(wildcards):
-    if PCFG["priming_norms"] == "release":
-        return {"norms": personas_release_dir()}
-    return {
-        "norms": f"results/personas/generated/{P_GEN}/norms/{wildcards.country}.tsv"
-    }
-
-
-def personas_items(wildcards):
-    if wildcards.instrument == "cp":
-        return f"results/personas/instruments/cp/{wildcards.country}.tsv"
-    return f"results/personas/instruments/{wildcards.instrument}.tsv"
 
 
 def personas_country_items(wildcards, instruments):
@@ -80,117 +151,100 @@ def personas_country_items(wildcards, instruments):
     ]
 
 
+def personas_eval_inputs(wildcards):
+    if PERSONAS_CFG["priming_norms"] == "release":
+        norms = personas_release_dir()
+    else:
+        norms = (
+            f"results/personas/generated/{PERSONAS_GEN}/norms/{wildcards.country}.tsv"
+        )
+    return {
+        "human": PERSONAS_HUMAN,
+        "weights": model_dir(wildcards.model),
+        "norms": norms,
+    }
+
+
 def personas_mcs_inputs(wildcards):
     d = personas_eval_inputs(wildcards)
-    d["itemtables"] = personas_country_items(wildcards, P_INSTRUMENTS)
+    d["itemtables"] = personas_country_items(wildcards, PERSONAS_INSTRUMENTS)
     return d
 
 
 def personas_oeg_inputs(wildcards):
     d = personas_eval_inputs(wildcards)
-    d["itemtables"] = personas_country_items(wildcards, P_OEG_INSTRUMENTS)
-    return d
-
-
-def personas_eval_inputs(wildcards):
-    d = {
-        "human": f"results/personas/human/{PCFG['human']['ground_truth_form']}_scores.tsv",
-        "weights": model_dir(wildcards.model),
-    }
-    d.update(personas_priming_inputs(wildcards))
+    d["itemtables"] = personas_country_items(wildcards, PERSONAS_OEG_INSTRUMENTS)
     return d
 
 
 def personas_human_raw(wildcards):
-    src = PCFG["human"]["source"]
-    if src == "synthetic":
-        return f"results/personas/human/raw/{wildcards.form}_SYNTHETIC.dat"
-    return PCFG["human"]["files"][wildcards.form]
+    if PERSONAS_CFG["human"]["source"] == "synthetic":
+        return f"{PERSONAS_DEMO}/human/{wildcards.form}_SYNTHETIC.dat"
+    return PERSONAS_CFG["human"]["files"][wildcards.form]
 
 
 def personas_human_key(wildcards):
-    return PCFG["human"]["key120" if wildcards.form == "ipip120" else "key300"]
+    return PERSONAS_CFG["human"]["key120" if wildcards.form == "ipip120" else "key300"]
 
 
 def personas_mcs_samples():
     return expand(
         "results/personas/mcs/{model}/{instrument}/{country}_{priming}.samples.tsv",
-        model=P_MODELS,
-        instrument=P_INSTRUMENTS,
-        country=P_COUNTRIES,
-        priming=P_PRIMING,
+        model=PERSONAS_MODELS,
+        instrument=PERSONAS_INSTRUMENTS,
+        country=PERSONAS_COUNTRIES,
+        priming=PERSONAS_PRIMING,
     )
 
 
 def personas_oeg_outputs():
     return expand(
         "results/personas/oeg/{model}/{instrument}/{country}_{priming}.responses.tsv",
-        model=P_MODELS,
-        instrument=P_OEG_INSTRUMENTS,
-        country=P_COUNTRIES,
-        priming=P_PRIMING,
+        model=PERSONAS_MODELS,
+        instrument=PERSONAS_OEG_INSTRUMENTS,
+        country=PERSONAS_COUNTRIES,
+        priming=PERSONAS_PRIMING,
     )
 
 
-def personas_generated_questions(wildcards):
-    return expand(
-        "results/personas/generated/{model}/questions/{country}.tsv",
-        model=wildcards.model,
-        country=P_COUNTRIES,
-    )
+def personas_generated(kind):
+    """Input function: the generated `kind` table (norms, scenarios, questions) of every run country."""
+
+    def inputs(wildcards):
+        return expand(
+            "results/personas/generated/{model}/{kind}/{country}.tsv",
+            model=wildcards.model,
+            kind=kind,
+            country=PERSONAS_COUNTRIES,
+        )
+
+    return inputs
 
 
-def personas_generated_norms(wildcards):
-    return expand(
-        "results/personas/generated/{model}/norms/{country}.tsv",
-        model=wildcards.model,
-        country=P_COUNTRIES,
-    )
+def personas_trait_items():
+    """MCS item files of the TRAIT-format instruments, as (model, path) pairs."""
+    return [
+        (m, f"results/personas/mcs/{m}/{i}/{c}_{p}.items.tsv")
+        for m in PERSONAS_MODELS
+        for i in PERSONAS_TRAIT_INSTRUMENTS
+        for c in PERSONAS_COUNTRIES
+        for p in PERSONAS_PRIMING
+    ]
 
 
-def personas_generated_scenarios(wildcards):
-    return expand(
-        "results/personas/generated/{model}/scenarios/{country}.tsv",
-        model=wildcards.model,
-        country=P_COUNTRIES,
-    )
-
-
-P_TABLES = [
-    "distances",
-    "table1_human_pairwise",
-    "table2_gains",
-    "table6_mcs_trait_gains",
-    "table7_oeg_trait_gains",
-    "table3_ttr",
-    "priming_ablation",
-    "valid_counts",
-    "oeg_calibration",
-    "oeg_human_correlation",
-    "annotation_agreement",
-]
-P_FIGURES = [
-    "fig3_mcs_alignment",
-    "fig5_trait_model",
-    "fig6_priming",
-    "fig10_mcs_models",
-    "fig11_oeg_models",
-    "fig12_priming_all",
-]
-
-
-# real-data run on the published release (rules/personas_release.smk)
-P_REL = PCFG["release_eval"]
-P_REL_COUNTRIES = P_REL["countries"]
+def personas_trait_item_files(wildcards):
+    return [path for _, path in personas_trait_items()]
 
 
 def personas_release_checked(wildcards):
     """The release folder, after checking it holds every file the run reads (fails naming the config key)."""
     from cultalign.personas.release_eval import check_release
 
-    codes = [PCFG["countries"][c]["release_code"] for c in P_REL_COUNTRIES]
-    files = [b["file"] for b in P_REL["baselines"].values()]
-    return str(check_release(PCFG["release"]["path"], codes, files))
+    codes = [
+        PERSONAS_CFG["countries"][c]["release_code"] for c in PERSONAS_REL_COUNTRIES
+    ]
+    files = [b["file"] for b in PERSONAS_REL["baselines"].values()]
+    return str(check_release(PERSONAS_CFG["release"]["path"], codes, files))
 
 
 def personas_release_eval_inputs(wildcards):
@@ -204,9 +258,9 @@ def personas_release_eval_inputs(wildcards):
 def personas_release_outputs(kind):
     return expand(
         "results/personas/release/{model}/{kind}/{country}.{part}",
-        model=P_MODELS,
+        model=PERSONAS_MODELS,
         kind=kind,
-        country=P_REL_COUNTRIES,
+        country=PERSONAS_REL_COUNTRIES,
         part=["tsv", "cells.tsv", "job.json"],
     )
 
@@ -218,21 +272,31 @@ def personas_release_summary_inputs(wildcards):
     }
 
 
-P_TRAIT_INSTRUMENTS = [
-    i for i in P_BASELINES if PCFG["instruments"][i].get("format") == "trait"
+# -- targets ---------------------------------------------------------------------
+
+PERSONAS_TABLES = [
+    "distances",
+    "table1_human_pairwise",
+    "table2_gains",
+    "table6_mcs_trait_gains",
+    "table7_oeg_trait_gains",
+    "table3_ttr",
+    "priming_ablation",
+    "valid_counts",
+    "oeg_calibration",
+    "oeg_human_correlation",
+    "annotation_agreement",
 ]
-
-
-def personas_trait_items():
-    """MCS item files of the TRAIT-format instruments, as (model, path) pairs."""
-    return [
-        (m, f"results/personas/mcs/{m}/{i}/{c}_{p}.items.tsv")
-        for m in P_MODELS
-        for i in P_TRAIT_INSTRUMENTS
-        for c in P_COUNTRIES
-        for p in P_PRIMING
-    ]
-
-
-def personas_trait_item_files(wildcards):
-    return [path for _, path in personas_trait_items()]
+PERSONAS_FIGURES = [
+    "fig3_mcs_alignment",
+    "fig5_trait_model",
+    "fig6_priming",
+    "fig10_mcs_models",
+    "fig11_oeg_models",
+    "fig12_priming_all",
+]
+PERSONAS_AUDITS = [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"] + (
+    ["results/personas/audit/release/summary.tsv"]
+    if PERSONAS_CFG["release"]["path"]
+    else []
+)

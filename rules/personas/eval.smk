@@ -10,13 +10,13 @@ rule personas_mcs:
     output:
         itemprobs=expand(
             "results/personas/mcs/{{model}}/{instrument}/{{country}}_{priming}.items.tsv",
-            instrument=P_INSTRUMENTS,
-            priming=P_PRIMING,
+            instrument=PERSONAS_INSTRUMENTS,
+            priming=PERSONAS_PRIMING,
         ),
         samples=expand(
             "results/personas/mcs/{{model}}/{instrument}/{{country}}_{priming}.samples.tsv",
-            instrument=P_INSTRUMENTS,
-            priming=P_PRIMING,
+            instrument=PERSONAS_INSTRUMENTS,
+            priming=PERSONAS_PRIMING,
         ),
     log:
         "logs/personas/mcs/{model}/{country}.log",
@@ -30,9 +30,14 @@ rule personas_mcs:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        jobs=[(i, p) for i in P_INSTRUMENTS for p in P_PRIMING],
-        cfg=PCFG,
-        seed=config["seed"],
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        jobs=[[i, p] for i in PERSONAS_INSTRUMENTS for p in PERSONAS_PRIMING],
+        country_name=personas_country_conf("name"),
+        priming_norms=conf("personas.priming_norms"),
+        score=conf("personas.mcs.score"),
+        normalise=conf("personas.mcs.normalise"),
+        max_samples=conf("personas.mcs.max_samples"),
     script:
         "../../scripts/personas/mcs.py"
 
@@ -45,13 +50,13 @@ rule personas_oeg:
     output:
         responses=expand(
             "results/personas/oeg/{{model}}/{instrument}/{{country}}_{priming}.responses.tsv",
-            instrument=P_OEG_INSTRUMENTS,
-            priming=P_PRIMING,
+            instrument=PERSONAS_OEG_INSTRUMENTS,
+            priming=PERSONAS_PRIMING,
         ),
         samples=expand(
             "results/personas/oeg/{{model}}/{instrument}/{{country}}_{priming}.samples.tsv",
-            instrument=P_OEG_INSTRUMENTS,
-            priming=P_PRIMING,
+            instrument=PERSONAS_OEG_INSTRUMENTS,
+            priming=PERSONAS_PRIMING,
         ),
     log:
         "logs/personas/oeg/{model}/{country}.log",
@@ -65,9 +70,14 @@ rule personas_oeg:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        jobs=[(i, p) for i in P_OEG_INSTRUMENTS for p in P_PRIMING],
-        cfg=PCFG,
-        seed=config["seed"],
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        jobs=[[i, p] for i in PERSONAS_OEG_INSTRUMENTS for p in PERSONAS_PRIMING],
+        country_name=personas_country_conf("name"),
+        priming_norms=conf("personas.priming_norms"),
+        oeg=conf("personas.oeg"),
+        embedding_model=conf("personas.corpus.embedding_model"),
+        max_samples=conf("personas.mcs.max_samples"),
     script:
         "../../scripts/personas/oeg.py"
 
@@ -77,7 +87,7 @@ rule personas_metrics:
     input:
         mcs=personas_mcs_samples(),
         oeg=personas_oeg_outputs(),
-        human=f"results/personas/human/{PCFG['human']['ground_truth_form']}_scores.tsv",
+        human=PERSONAS_HUMAN,
     output:
         [
             report(
@@ -85,7 +95,7 @@ rule personas_metrics:
                 caption=f"../../report/personas/{t}.rst",
                 category="CulturalPersonas",
             )
-            for t in P_TABLES
+            for t in PERSONAS_TABLES
         ],
     log:
         "logs/personas/metrics.log",
@@ -96,9 +106,11 @@ rule personas_metrics:
         mem_mb=2000,
         runtime=10,
     params:
-        cfg=PCFG,
-        tables=P_TABLES,
-        seed=config["seed"],
+        tables=PERSONAS_TABLES,
+        countries=personas_value(list(PERSONAS_CFG["countries"])),
+        oeg_scores=conf("personas.annotations.oeg_scores"),
+        validation=conf("personas.annotations.validation"),
+        human_source=conf("personas.human.source"),
     script:
         "../../scripts/personas/metrics.py"
 
@@ -115,7 +127,7 @@ rule personas_plots:
                 caption=f"../../report/personas/{f}.rst",
                 category="CulturalPersonas",
             )
-            for f in P_FIGURES
+            for f in PERSONAS_FIGURES
         ],
     log:
         "logs/personas/plots.log",
@@ -126,7 +138,7 @@ rule personas_plots:
         mem_mb=1000,
         runtime=5,
     params:
-        figures=P_FIGURES,
+        figures=PERSONAS_FIGURES,
     script:
         "../../scripts/personas/plots.py"
 

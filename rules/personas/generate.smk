@@ -1,22 +1,5 @@
-# personas: corpus, index, generation, audit, instruments, human ground truth.
-
-
-rule personas_demo_pdf:
-    """Render the project's demo text of a country to PDF (synthetic demo corpus)."""
-    input:
-        personas_demo_text,
-    output:
-        "results/personas/corpus/{country}/{country}_demo.pdf",
-    log:
-        "logs/personas/demo_pdf/{country}.log",
-    localrule: True
-    conda:
-        "../../envs/retrieval.yaml"
-    resources:
-        mem_mb=500,
-        runtime=5,
-    script:
-        "../../scripts/personas/demo_pdf.py"
+# personas: retrieval index, norm -> scenario -> question generation, audits, instruments,
+# human ground truth.
 
 
 rule personas_index:
@@ -36,7 +19,9 @@ rule personas_index:
         mem_mb=3000,
         runtime=30,
     params:
-        corpus=PCFG["corpus"],
+        chunk_size=conf("personas.corpus.chunk_size"),
+        chunk_overlap=conf("personas.corpus.chunk_overlap"),
+        embedding_model=conf("personas.corpus.embedding_model"),
     script:
         "../../scripts/personas/build_index.py"
 
@@ -60,7 +45,18 @@ rule personas_norms:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        cfg=PCFG,
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        country_name=personas_country_conf("name"),
+        n_norms=conf("personas.generation.n_norms"),
+        topics=conf("personas.generation.topics"),
+        temperature=conf("personas.generation.temperature"),
+        max_new_tokens=conf("personas.generation.max_new_tokens.norm"),
+        max_chars=conf("personas.generation.max_chars.norm"),
+        max_regenerations=conf("personas.generation.max_regenerations"),
+        check_threshold=conf("personas.generation.check_threshold"),
+        top_k=conf("personas.corpus.top_k"),
+        embedding_model=conf("personas.corpus.embedding_model"),
     script:
         "../../scripts/personas/norms.py"
 
@@ -84,7 +80,16 @@ rule personas_scenarios:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        cfg=PCFG,
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        country_name=personas_country_conf("name"),
+        n_scenarios=conf("personas.generation.n_scenarios"),
+        norms_with_scenarios=conf("personas.generation.norms_with_scenarios"),
+        temperature=conf("personas.generation.temperature"),
+        max_new_tokens=conf("personas.generation.max_new_tokens.scenario"),
+        max_chars=conf("personas.generation.max_chars.scenario"),
+        max_regenerations=conf("personas.generation.max_regenerations"),
+        check_threshold=conf("personas.generation.check_threshold"),
     script:
         "../../scripts/personas/scenarios.py"
 
@@ -108,7 +113,15 @@ rule personas_questions:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        cfg=PCFG,
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        country_name=personas_country_conf("name"),
+        temperature=conf("personas.generation.temperature"),
+        max_new_tokens=conf("personas.generation.max_new_tokens.question"),
+        question_chars=conf("personas.generation.max_chars.question"),
+        answer_chars=conf("personas.generation.max_chars.answer"),
+        max_regenerations=conf("personas.generation.max_regenerations"),
+        check_threshold=conf("personas.generation.check_threshold"),
     script:
         "../../scripts/personas/questions.py"
 
@@ -116,9 +129,9 @@ rule personas_questions:
 rule personas_export_release:
     """Write the generated data in the published release layout (for the audit)."""
     input:
-        norms=personas_generated_norms,
-        scenarios=personas_generated_scenarios,
-        questions=personas_generated_questions,
+        norms=personas_generated("norms"),
+        scenarios=personas_generated("scenarios"),
+        questions=personas_generated("questions"),
     output:
         directory("results/personas/generated/{model}/release"),
     log:
@@ -130,7 +143,8 @@ rule personas_export_release:
         mem_mb=1000,
         runtime=5,
     params:
-        countries=PCFG["countries"],
+        names=personas_countries_field("name", PERSONAS_COUNTRIES),
+        codes=personas_countries_field("release_code", PERSONAS_COUNTRIES),
     script:
         "../../scripts/personas/export_release.py"
 
@@ -154,11 +168,15 @@ rule personas_audit_generated:
         mem_mb=2000,
         runtime=15,
     params:
-        cfg=PCFG,
-        countries=P_COUNTRIES,
-        external=False,
+        countries=conf("personas.run_countries"),
+        names=personas_countries_field("name", PERSONAS_COUNTRIES),
+        codes=personas_countries_field("release_code", PERSONAS_COUNTRIES),
+        n_norms=conf("personas.generation.n_norms"),
+        n_scenarios=conf("personas.generation.n_scenarios"),
+        near_duplicate_jaccard=conf("personas.audit.near_duplicate_jaccard"),
+        embedding_model=conf("personas.corpus.embedding_model"),
     script:
-        "../../scripts/personas/audit.py"
+        "../../scripts/personas/audit_generated.py"
 
 
 rule personas_audit_release:
@@ -180,11 +198,18 @@ rule personas_audit_release:
         mem_mb=3000,
         runtime=30,
     params:
-        cfg=PCFG,
-        countries=list(PCFG["countries"]),
-        external=True,
+        countries=personas_value(list(PERSONAS_CFG["countries"])),
+        names=personas_countries_field("name", PERSONAS_CFG["countries"]),
+        codes=personas_countries_field("release_code", PERSONAS_CFG["countries"]),
+        expect_norms=conf("personas.audit.expect_norms"),
+        expect_scenarios=conf("personas.audit.expect_scenarios"),
+        expect_questions=conf("personas.audit.expect_questions"),
+        near_duplicate_jaccard=conf("personas.audit.near_duplicate_jaccard"),
+        embedding_model=conf("personas.corpus.embedding_model"),
+        ipip120_key=conf("personas.release.ipip120_key"),
+        ipip300_key=conf("personas.release.ipip300_key"),
     script:
-        "../../scripts/personas/audit.py"
+        "../../scripts/personas/audit_release.py"
 
 
 rule personas_instrument:
@@ -202,7 +227,9 @@ rule personas_instrument:
         mem_mb=500,
         runtime=5,
     params:
-        cfg=PCFG,
+        format=personas_instrument_conf("format"),
+        max_items=personas_instrument_conf("max_items"),
+        bfi_key=personas_bfi_key,
     script:
         "../../scripts/personas/instrument.py"
 
@@ -222,31 +249,10 @@ rule personas_cp_items:
         mem_mb=500,
         runtime=5,
     params:
-        cfg=PCFG,
+        max_items=conf("personas.cp_max_items"),
+        release_code=personas_cp_release_code,
     script:
         "../../scripts/personas/cp_items.py"
-
-
-rule personas_synthetic_johnson:
-    """SYNTHETIC responses in Johnson's raw IPIP-NEO layout (demo ground truth, seeded)."""
-    input:
-        key=personas_human_key,
-    output:
-        dat="results/personas/human/raw/{form}_SYNTHETIC.dat",
-        means="results/personas/human/raw/{form}_SYNTHETIC_means.tsv",
-    log:
-        "logs/personas/synthetic_johnson/{form}.log",
-    localrule: True
-    conda:
-        "../../envs/retrieval.yaml"
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        cfg=PCFG,
-        seed=config["seed"],
-    script:
-        "../../scripts/personas/synthetic_johnson.py"
 
 
 rule personas_human_scores:
@@ -269,6 +275,10 @@ rule personas_human_scores:
         mem_mb=4000,
         runtime=30,
     params:
-        cfg=PCFG,
+        country_width=personas_form_country_width,
+        stored_reversed=conf("personas.human.stored_reversed"),
+        countries=personas_value(list(PERSONAS_CFG["countries"])),
+        johnson=personas_countries_field("johnson", PERSONAS_CFG["countries"]),
+        paper_n=personas_countries_field("paper_n", PERSONAS_CFG["countries"]),
     script:
         "../../scripts/personas/human_scores.py"

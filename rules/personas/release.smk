@@ -1,6 +1,6 @@
-# personas: the real-data run (issue 4, section 6) - MCS and OEG on the published
-# CulturalPersonas release (all six countries) and its BFI / IPIP / Big5Chat
-# baselines, with run cost (wall time, tokens, rates) and valid-option mass.
+# personas: the real-data run - MCS and OEG on the published CulturalPersonas release
+# (all six countries) and its BFI / IPIP / Big5Chat baselines, with run cost (wall time,
+# tokens, rates) and valid-option mass.  Target personas_release_eval (rules/personas/targets.smk).
 # Not part of CI:  snakemake personas_release_eval --cores 2 --configfile config/personas-release.yaml
 
 
@@ -19,8 +19,11 @@ rule personas_release_items:
         mem_mb=1000,
         runtime=5,
     params:
-        cfg=PCFG,
-        seed=config["seed"],
+        seed=conf("seed"),
+        release_code=personas_country_conf("release_code"),
+        subsample=conf("personas.release_eval.subsample"),
+        baselines=personas_pairs("personas.release_eval.baselines"),
+        bfi_key=conf("personas.bfi_key"),
     script:
         "../../scripts/personas/release_items.py"
 
@@ -45,8 +48,13 @@ rule personas_release_mcs:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        cfg=PCFG,
-        seed=config["seed"],
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        country_name=personas_country_conf("name"),
+        primings=conf("personas.release_eval.priming"),
+        score=conf("personas.mcs.score"),
+        normalise=conf("personas.mcs.normalise"),
+        subsample=conf("personas.release_eval.subsample"),
     script:
         "../../scripts/personas/release_mcs.py"
 
@@ -71,8 +79,14 @@ rule personas_release_oeg:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        cfg=PCFG,
-        seed=config["seed"],
+        llm=llm_of_wildcard,
+        seed=conf("seed"),
+        country_name=personas_country_conf("name"),
+        primings=conf("personas.release_eval.priming"),
+        oeg=conf("personas.oeg"),
+        calibration_items=conf("personas.release_eval.calibration_items"),
+        embedding_model=conf("personas.corpus.embedding_model"),
+        subsample=conf("personas.release_eval.subsample"),
     script:
         "../../scripts/personas/release_oeg.py"
 
@@ -106,16 +120,6 @@ rule personas_release_summary:
         mem_mb=2000,
         runtime=10,
     params:
-        cfg=PCFG,
+        subsample=conf("personas.release_eval.subsample"),
     script:
         "../../scripts/personas/release_summary.py"
-
-
-rule personas_release_eval:
-    """Real-data run on the published release (not part of CI)."""
-    input:
-        "results/personas/release/trait_scores.tsv",
-        "results/personas/release/run_summary.tsv",
-        "results/personas/release/run_totals.tsv",
-    conda:
-        "../../envs/stats.yaml"

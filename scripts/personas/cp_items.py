@@ -1,10 +1,7 @@
-from cultalign.personas.instruments import trait_counts
-from cultalign.personas.pipeline import cp_items_for
-from cultalign.provenance import write_sidecar
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.instruments import cp_instrument, trait_counts
 
-log = setup_logging(snakemake)
-items, src = cp_items_for(snakemake.input, snakemake.params.cfg, snakemake.wildcards.country)
-items.to_csv(snakemake.output[0], sep="\t", index=False)
-write_sidecar(snakemake.output[0], config=snakemake.config, counts={"items": len(items), **trait_counts(items)},
-              extra={"source": src})
+job = Job(snakemake)
+items, src = cp_instrument(job.params.max_items, questions=job.input.get("questions"),
+                           release=job.input.get("release"), release_code=job.params.release_code)
+job.write_table(items, job.output[0], counts={"items": len(items), **trait_counts(items)}, extra={"source": src})

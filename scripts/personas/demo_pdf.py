@@ -1,7 +1,7 @@
-from cultalign.retrieval import render_text_pdf
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.corpus import demo_pdf
 
-log = setup_logging(snakemake)
-pages = render_text_pdf(snakemake.input[0], snakemake.output[0],
-                        title=f"cultalign demo corpus (synthetic): {snakemake.wildcards.country}")
-log.info("rendered %s: %d page(s)", snakemake.output[0], pages)
+job = Job(snakemake)
+pages = demo_pdf(job.input[0], job.output[0], job.wildcards.country)
+job.sidecar(job.output[0], counts={"pages": pages}, extra={"synthetic": True, "source": job.input[0]})
+job.log.info("rendered %s: %d page(s)", job.output[0], pages)

@@ -1,7 +1,7 @@
+from cultalign.core.job import Job
 from cultalign.personas.release import export_release
-from cultalign.smk import setup_logging
 
-log = setup_logging(snakemake)
-counts = export_release(list(snakemake.input.norms), list(snakemake.input.scenarios), list(snakemake.input.questions),
-                        snakemake.params.countries, snakemake.output[0])
-log.info("exported: %s", counts)
+job = Job(snakemake)
+counts = export_release(list(job.input.norms), list(job.input.scenarios), list(job.input.questions),
+                        job.params.names, job.params.codes, job.output[0])
+job.log.info("exported: %s", counts)

@@ -1,6 +1,10 @@
-from cultalign.personas.pipeline import human_scores
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.human import human_scores
 
-log = setup_logging(snakemake)
-human_scores(snakemake.input.raw, snakemake.input.key, snakemake.params.cfg, snakemake.wildcards.form,
-             snakemake.output.scores, snakemake.output.counts, snakemake.config)
+job = Job(snakemake)
+p = job.params
+scores, counts, provenance = human_scores(job.input.raw, job.input.key, job.wildcards.form, p.country_width,
+                                          p.stored_reversed, p.countries, p.johnson, p.paper_n)
+job.write_table(scores, job.output.scores, **provenance)
+job.write_table(counts, job.output.counts, **provenance)
+job.log.info("%s: %s", job.wildcards.form, counts.to_string())

@@ -1,17 +1,9 @@
-from cultalign.personas.instruments import load_instrument, trait_counts
-from cultalign.personas.pipeline import limit_items
-from cultalign.provenance import file_hash, write_sidecar
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.core.provenance import file_hash
+from cultalign.personas.instruments import instrument_items, trait_counts
 
-log = setup_logging(snakemake)
-cfg, name = snakemake.params.cfg, snakemake.wildcards.instrument
-spec = cfg["instruments"][name]
-loaded = load_instrument(spec["format"], snakemake.input[0], name, cfg["bfi_key"])
-excluded = dict(loaded.attrs.get("excluded", {}))  # e.g. TRAIT's Dark Triad items (not Big Five)
-if excluded:
-    log.info("%s: left out %d items outside the Big Five: %s", name, sum(excluded.values()), excluded)
-items = limit_items(loaded, spec["max_items"])
-items.to_csv(snakemake.output[0], sep="\t", index=False)
-write_sidecar(snakemake.output[0], config=snakemake.config, counts={"items": len(items), **trait_counts(items)},
-              extra={"source": snakemake.input[0], "source_sha256_16": file_hash(snakemake.input[0]),
-                     "excluded_items": excluded})
+job = Job(snakemake)
+name, source = job.wildcards.instrument, job.input[0]
+items, excluded = instrument_items(job.params.format, source, name, job.params.bfi_key, job.params.max_items)
+job.write_table(items, job.output[0], counts={"items": len(items), **trait_counts(items)},
+                extra={"source": source, "source_sha256_16": file_hash(source), "excluded_items": excluded})

@@ -1,10 +1,17 @@
-from cultalign.personas.pipeline import run_mcs_rule
-from cultalign.smk import client_for, setup_logging
+from cultalign.core.job import Job
+from cultalign.models import open_client
+from cultalign.personas.evaluate import EVAL_TEMPLATES
+from cultalign.personas.pipeline import mcs_job
+from cultalign.personas.templates import PROMPTS
 
-log = setup_logging(snakemake)
-client = client_for(snakemake, snakemake.wildcards.model)
-tables = dict(zip(snakemake.params.cfg["run_instruments"] + ["cp"], snakemake.input.itemtables))
-for (instrument, priming), items_out, samples_out in zip(snakemake.params.jobs, snakemake.output.itemprobs,
-                                                         snakemake.output.samples):
-    run_mcs_rule(client, snakemake.input, tables[instrument], snakemake.wildcards, instrument, priming,
-                 snakemake.params.cfg, snakemake.params.seed, items_out, samples_out, snakemake.config)
+job = Job(snakemake)
+p, wc = job.params, job.wildcards
+client = open_client(job)
+cells = mcs_job(client, list(job.input.itemtables), p.jobs,
+                norms=job.input.norms, human=job.input.human, country=wc.country, country_name=p.country_name,
+                model=wc.model, priming_norms=p.priming_norms, score=p.score, normalise=p.normalise,
+                max_samples=p.max_samples, seed=job.seed)
+for cell, items_out, samples_out in zip(cells, job.output.itemprobs, job.output.samples):
+    for table, path in ((cell.table, items_out), (cell.samples, samples_out)):
+        job.write_table(table, path, client=client, seed=cell.seed, prompt_templates=PROMPTS.hashes(*EVAL_TEMPLATES),
+                        counts=cell.counts, extra=cell.extra)

@@ -1,6 +1,10 @@
-from cultalign.personas.metrics import build_tables
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.metrics import build_tables, human_data_label
 
-log = setup_logging(snakemake)
-build_tables(list(snakemake.input.mcs), list(snakemake.input.oeg), snakemake.input.human, snakemake.params.cfg,
-             dict(zip(snakemake.params.tables, snakemake.output)), snakemake.config)
+job = Job(snakemake)
+p = job.params
+tables = build_tables(list(job.input.mcs), list(job.input.oeg), job.input.human, p.countries, p.oeg_scores,
+                      p.validation)
+for name, path in zip(p.tables, job.output):
+    job.write_table(tables[name], path, counts={"rows": len(tables[name])},
+                    extra={"human_data": human_data_label(p.human_source)})

@@ -1,15 +1,19 @@
-from cultalign.personas.common import template_hashes
-from cultalign.personas.generate import GENERATION_TEMPLATES, generate_norms
-from cultalign.personas.pipeline import gen_settings, write_table
-from cultalign.retrieval import load_index, retrieve
-from cultalign.smk import client_for, setup_logging
+from functools import partial
 
-log = setup_logging(snakemake)
-cfg, wc = snakemake.params.cfg, snakemake.wildcards
-store = load_index(snakemake.input.index, cfg["corpus"]["embedding_model"])
-client = client_for(snakemake, wc.model)
-g = cfg["generation"]
-df = generate_norms(client, lambda q: retrieve(store, q, cfg["corpus"]["top_k"]), wc.country,
-                    cfg["countries"][wc.country]["name"], g["n_norms"], g["topics"], snakemake.config["seed"],
-                    gen_settings(cfg, snakemake.config))
-write_table(df, snakemake.output[0], "norms", snakemake.config, client, template_hashes(GENERATION_TEMPLATES))
+from cultalign.core.job import Job
+from cultalign.models import open_client
+from cultalign.personas.generate import GENERATION_TEMPLATES, GenSettings, generate_norms, generation_counts
+from cultalign.personas.templates import PROMPTS
+from cultalign.retrieval import load_index, retrieve
+
+job = Job(snakemake)
+p, wc = job.params, job.wildcards
+store = load_index(job.input.index, p.embedding_model)
+client = open_client(job)
+settings = GenSettings(p.temperature, p.max_new_tokens, p.max_regenerations, p.check_threshold)
+df = generate_norms(client, partial(retrieve, store, k=p.top_k), wc.country, p.country_name, p.n_norms, p.topics,
+                    job.seed, settings, p.max_chars)
+counts = generation_counts(df)
+job.write_table(df, job.output[0], client=client, seed=job.seed,
+                prompt_templates=PROMPTS.hashes(*GENERATION_TEMPLATES), counts=counts)
+job.log.info("norms: %s", counts)

@@ -1,5 +1,5 @@
+from cultalign.core.job import Job
 from cultalign.personas.figures import make_figures
-from cultalign.smk import setup_logging
 
-log = setup_logging(snakemake)
-make_figures(snakemake.input.distances, snakemake.input.priming, dict(zip(snakemake.params.figures, snakemake.output)))
+job = Job(snakemake)
+make_figures(job.input.distances, job.input.priming, dict(zip(job.params.figures, job.output)))

@@ -1,15 +1,16 @@
-import pandas as pd
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
+from cultalign.models import open_client
+from cultalign.personas.generate import GENERATION_TEMPLATES, GenSettings, generate_questions, generation_counts
+from cultalign.personas.templates import PROMPTS
 
-from cultalign.personas.common import template_hashes
-from cultalign.personas.generate import GENERATION_TEMPLATES, generate_questions
-from cultalign.personas.pipeline import gen_settings, write_table
-from cultalign.smk import client_for, setup_logging
-
-log = setup_logging(snakemake)
-cfg, wc = snakemake.params.cfg, snakemake.wildcards
-scen = pd.read_csv(snakemake.input.scenarios, sep="\t", keep_default_na=False)
-client = client_for(snakemake, wc.model)
-df = generate_questions(client, scen, cfg["countries"][wc.country]["name"], snakemake.config["seed"],
-                        gen_settings(cfg, snakemake.config))
-write_table(df, snakemake.output[0], "questions", snakemake.config, client, template_hashes(GENERATION_TEMPLATES),
-            upstream_invalid=int((~scen["valid"].astype(bool)).sum()))
+job = Job(snakemake)
+p = job.params
+scenarios = read_tsv(job.input.scenarios)
+client = open_client(job)
+settings = GenSettings(p.temperature, p.max_new_tokens, p.max_regenerations, p.check_threshold)
+df = generate_questions(client, scenarios, p.country_name, job.seed, settings, p.question_chars, p.answer_chars)
+counts = generation_counts(df, upstream=scenarios)
+job.write_table(df, job.output[0], client=client, seed=job.seed,
+                prompt_templates=PROMPTS.hashes(*GENERATION_TEMPLATES), counts=counts)
+job.log.info("questions: %s", counts)

@@ -1,7 +1,10 @@
-from cultalign.personas.release_eval import write_items_rule
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.release_eval import item_counts, release_items
 
-log = setup_logging(snakemake)
-items = write_items_rule(snakemake.input.release, snakemake.params.cfg, snakemake.wildcards.country,
-                         snakemake.params.seed, snakemake.output[0], snakemake.config)
-log.info("%d items\n%s", len(items), items.groupby(["instrument", "trait"]).size().to_string())
+job = Job(snakemake)
+p = job.params
+items = release_items(job.input.release, job.wildcards.country, p.release_code, p.subsample, p.baselines, p.bfi_key,
+                      job.seed)
+job.write_table(items, job.output[0], counts=item_counts(items),
+                extra={"release": str(job.input.release), "subsample": p.subsample})
+job.log.info("%d items\n%s", len(items), items.groupby(["instrument", "trait"]).size().to_string())

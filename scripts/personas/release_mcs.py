@@ -1,9 +1,18 @@
-from cultalign.personas.release_eval import mcs_rule
-from cultalign.smk import client_for, setup_logging
+from cultalign.core.job import Job
+from cultalign.models import open_client
+from cultalign.personas.evaluate import EVAL_TEMPLATES
+from cultalign.personas.release_eval import release_mcs, write_json
+from cultalign.personas.templates import PROMPTS
 
-log = setup_logging(snakemake)
-client = client_for(snakemake, snakemake.wildcards.model)
-_, cells = mcs_rule(client, snakemake.input.release, snakemake.input.itemtable, snakemake.params.cfg,
-                    snakemake.params.seed, snakemake.wildcards.country, snakemake.wildcards.model,
-                    snakemake.output.scores, snakemake.output.cells, snakemake.output.job, snakemake.config)
-log.info("mcs cells:\n%s\nclient %s", cells.to_string(), client.stats)
+job = Job(snakemake)
+p, wc = job.params, job.wildcards
+client = open_client(job)
+table, cells, record, counts = release_mcs(client, job.input.release, job.input.itemtable, wc.country,
+                                           p.country_name, wc.model, p.primings, p.score, p.normalise, p.subsample,
+                                           job.seed)
+job.write_table(table, job.output.scores, client=client, seed=job.seed,
+                prompt_templates=PROMPTS.hashes(*EVAL_TEMPLATES), counts=counts,
+                extra={"release": str(job.input.release)})
+job.write_table(cells, job.output.cells, client=client, seed=job.seed)
+write_json(job.output.job, record)
+job.log.info("mcs cells:\n%s\nclient %s", cells.to_string(), client.stats)

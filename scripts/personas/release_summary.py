@@ -1,7 +1,8 @@
-from cultalign.personas.release_summary import summary_rule
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.personas.release_summary import release_summary
 
-log = setup_logging(snakemake)
-_, _, totals = summary_rule(snakemake.input.mcs, snakemake.input.oeg, snakemake.output.traits,
-                            snakemake.output.cells, snakemake.output.totals, snakemake.config)
-log.info("run totals:\n%s", totals.to_string())
+job = Job(snakemake)
+traits, cells, totals, counts = release_summary(job.input.mcs, job.input.oeg)
+for table, path in ((traits, job.output.traits), (cells, job.output.cells), (totals, job.output.totals)):
+    job.write_table(table, path, counts=counts, extra={"subsample": job.params.subsample})
+job.log.info("run totals:\n%s", totals.to_string())

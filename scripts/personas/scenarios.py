@@ -1,16 +1,17 @@
-import pandas as pd
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
+from cultalign.models import open_client
+from cultalign.personas.generate import GENERATION_TEMPLATES, GenSettings, generate_scenarios, generation_counts
+from cultalign.personas.templates import PROMPTS
 
-from cultalign.personas.common import template_hashes
-from cultalign.personas.generate import GENERATION_TEMPLATES, generate_scenarios
-from cultalign.personas.pipeline import gen_settings, write_table
-from cultalign.smk import client_for, setup_logging
-
-log = setup_logging(snakemake)
-cfg, wc = snakemake.params.cfg, snakemake.wildcards
-norms = pd.read_csv(snakemake.input.norms, sep="\t", keep_default_na=False)
-client = client_for(snakemake, wc.model)
-df = generate_scenarios(client, norms, cfg["countries"][wc.country]["name"], cfg["generation"]["n_scenarios"],
-                        snakemake.config["seed"], gen_settings(cfg, snakemake.config),
-                        max_norms=cfg["generation"]["norms_with_scenarios"])
-write_table(df, snakemake.output[0], "scenarios", snakemake.config, client, template_hashes(GENERATION_TEMPLATES),
-            upstream_invalid=int((~norms["valid"].astype(bool)).sum()))
+job = Job(snakemake)
+p = job.params
+norms = read_tsv(job.input.norms)
+client = open_client(job)
+settings = GenSettings(p.temperature, p.max_new_tokens, p.max_regenerations, p.check_threshold)
+df = generate_scenarios(client, norms, p.country_name, p.n_scenarios, job.seed, settings, p.max_chars,
+                        p.norms_with_scenarios)
+counts = generation_counts(df, upstream=norms)
+job.write_table(df, job.output[0], client=client, seed=job.seed,
+                prompt_templates=PROMPTS.hashes(*GENERATION_TEMPLATES), counts=counts)
+job.log.info("scenarios: %s", counts)

@@ -60,10 +60,11 @@ def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
                            "options": json.dumps(["I introduce myself to a group.", "I leave early."]),
                            "scores": "[5, 1]", "keyed": ""},
                           {"instrument": "t", "item_id": "2", "trait": "N", "format": "statement", "context": "",
-                           "question": "worry about things", "options": json.dumps(["Very inaccurate", "Very accurate"]),
+                           "question": "worry about things",
+                           "options": json.dumps(["Very inaccurate", "Very accurate"]),
                            "scores": "[1, 5]", "keyed": "plus"}])
     for mode in ("text", "label"):
-        out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan")
+        out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan", "sum")
         assert len(out) == 2 and out["valid"].all()
         for _, r in out.iterrows():
             assert sorted(json.loads(r["shuffle"])) == [0, 1]
@@ -82,9 +83,9 @@ def _oeg_items(n):
 def test_oeg_seeds_per_item_when_sampling_shared_when_greedy():
     from cultalign.personas.evaluate import oeg_requests
 
-    sampled = oeg_requests(_oeg_items(3), None, 7, "japan", 0.7, 20)
+    sampled = oeg_requests(_oeg_items(3), None, 7, "japan", {"temperature": 0.7, "max_new_tokens": 20})
     assert len({r.params.seed for r in sampled}) == 3
-    greedy = oeg_requests(_oeg_items(3), "persona", 7, "japan", 0.0, 20)
+    greedy = oeg_requests(_oeg_items(3), "persona", 7, "japan", {"temperature": 0.0, "max_new_tokens": 20})
     assert {r.params.seed for r in greedy} == {0}
 
 
@@ -93,7 +94,8 @@ def test_oeg_job_generates_in_one_batch(smollm2_client):
     from cultalign.personas.evaluate import generate_oeg, oeg_requests, oeg_table
 
     items = _oeg_items(3)
-    sets = [oeg_requests(items, p, 7, "japan", 0.0, 24) for p in ("Imagine you are someone from Japan.", None)]
+    sets = [oeg_requests(items, p, 7, "japan", {"temperature": 0.0, "max_new_tokens": 24})
+            for p in ("Imagine you are someone from Japan.", None)]
     res = generate_oeg(smollm2_client, sets)
     assert [len(r) for r in res] == [3, 3]
     # six greedy requests with equal settings decode as one backend batch; a retry round

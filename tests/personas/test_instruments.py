@@ -34,7 +34,7 @@ def test_bad_row_names_file_row_field(tmp_path):
 
 def test_real_baselines(shared_data):
     base = shared_data / "culturalpersonas/datasets/baselines"
-    bfi = load_instrument("bfi", base / "bfi.csv", "bfi44")
+    bfi = load_instrument("bfi", base / "bfi.csv", "bfi44", "published")
     assert trait_counts(bfi) == {"O": 10, "C": 9, "E": 8, "A": 9, "N": 8}
     ipip120 = load_instrument("ipip_csv", base / "ipip-120.csv", "ipip120")
     assert trait_counts(ipip120) == {t: 24 for t in "OCEAN"}

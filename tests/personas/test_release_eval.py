@@ -1,4 +1,4 @@
-"""Real-data run on the published CulturalPersonas release (issue 4, section 6): item selection,
+"""Real-data run on the published CulturalPersonas release: item selection,
 release checks, and MCS/OEG on a tiny subsample with the real model; the target resolves."""
 
 import copy
@@ -15,7 +15,8 @@ import yaml
 
 from cultalign.config import load_schema, validate_config
 from cultalign.personas.release_eval import (ReleaseError, check_release, release_items, run_release_mcs,
-                                             run_release_oeg, run_totals, subsample, trait_scores)
+                                             run_release_oeg, subsample)
+from cultalign.personas.release_summary import run_totals, trait_scores
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
@@ -27,6 +28,11 @@ def _cfg(**release_eval):
     p = copy.deepcopy(cfg["personas"])
     p["release_eval"].update(release_eval)
     return p
+
+
+def _items(release, country, cfg, seed):
+    return release_items(release, country, cfg["countries"][country]["release_code"],
+                         cfg["release_eval"]["subsample"], cfg["release_eval"]["baselines"], cfg["bfi_key"], seed)
 
 
 def test_subsample_is_seeded_trait_balanced_and_full_keeps_all():
@@ -63,7 +69,7 @@ def release(shared_data):
 def test_release_items_all_countries_and_baselines(release):
     cfg = _cfg(subsample=10)
     check_release(release, CODES, [b["file"] for b in cfg["release_eval"]["baselines"].values()])
-    a, b = release_items(release, "japan", cfg, 7), release_items(release, "brazil", cfg, 7)
+    a, b = _items(release, "japan", cfg, 7), _items(release, "brazil", cfg, 7)
     assert a.groupby("instrument").size().to_dict() == {"cp": 10, "bfi44": 10, "ipip120": 10, "ipip300": 10,
                                                         "big5chat": 10}
     assert a.groupby("instrument")["n_full"].first().to_dict() == {"cp": 500, "bfi44": 44, "ipip120": 120,
@@ -85,8 +91,10 @@ def test_release_mcs_oeg_tiny_subsample(release, smollm2_client):
                           "big5chat": {"format": "big5chat", "file": "datasets/baselines/big5chat.csv",
                                        "oeg": True}})
     cfg["oeg"]["max_new_tokens"] = 12
-    items = release_items(release, "southafrica", cfg, 3)
-    mcs, cells = run_release_mcs(smollm2_client, release, items, cfg, 3, "southafrica", "smollm2")
+    items = _items(release, "southafrica", cfg, 3)
+    name, primings = cfg["countries"]["southafrica"]["name"], cfg["release_eval"]["priming"]
+    mcs, cells = run_release_mcs(smollm2_client, release, items, "southafrica", name, "smollm2", primings,
+                                 cfg["mcs"]["score"], cfg["mcs"]["normalise"], 3)
     assert len(mcs) == 2 * len(items) == 12 and len(cells) == 6
     for _, r in mcs.iterrows():
         n_opt = len(json.loads(items[(items.instrument == r.instrument) & (items.item_id == r.item_id)]
@@ -101,7 +109,9 @@ def test_release_mcs_oeg_tiny_subsample(release, smollm2_client):
     assert cells["valid_mass_min"].notna().all() and (cells["tokens_scored_per_s"] > 0).all()
 
     emb = embeddings_for(cfg["corpus"]["embedding_model"]).embed_documents
-    oeg, ocells = run_release_oeg(smollm2_client, release, items, cfg, 3, "southafrica", "smollm2", emb, 2)
+    smollm2_client.max_attempts = 2
+    oeg, ocells = run_release_oeg(smollm2_client, release, items, "southafrica", name, "smollm2", primings,
+                                  cfg["oeg"], cfg["release_eval"]["calibration_items"], emb, 3)
     assert set(oeg["instrument"]) == {"cp", "big5chat"} and len(oeg) == 2 * 4 and len(ocells) == 4
     assert (oeg["prompt_tokens"] > 0).all() and (oeg["completion_tokens_first"] > 0).all()
     ok = oeg[oeg["valid"].astype(bool)]

@@ -32,9 +32,9 @@ def test_question_schema_orders_question_then_high_to_low():
     from cultalign.personas.generate import ANSWER_KEYS, question_schema
 
     # the model layer sends sorted keys to the grammar: the sorted order must be the writing order
-    props = list(json.loads(canonical_json(question_schema({"answer": 50})))["properties"])
+    props = list(json.loads(canonical_json(question_schema(250, 50)))["properties"])
     assert props == ["question", *ANSWER_KEYS.values()]
-    assert question_schema({"answer": 50})["properties"]["r1_high"]["maxLength"] == 50
+    assert question_schema(250, 50)["properties"]["r1_high"]["maxLength"] == 50
 
 
 @pytest.mark.slow
@@ -43,9 +43,9 @@ def test_generate_norm_and_question_with_checks(smollm2_client):
 
     ctx = [{"text": "People bow when they greet and when they apologise.", "source": "demo", "chunk_id": 0}]
     # bounded strings (max_chars) fit the token budget, so the compact JSON always closes
-    s = GenSettings(max_new_tokens={"norm": 40, "question": 120}, max_regenerations=1, max_attempts=2,
-                    threshold=0.99, max_chars={"norm": 120, "question": 80, "answer": 50})
-    norms = generate_norms(smollm2_client, lambda q: ctx, "japan", "Japan", 1, ["greetings"], 5, s)
+    smollm2_client.max_attempts = 2
+    s = GenSettings(temperature=0.7, max_new_tokens=40, max_regenerations=1, threshold=0.99)
+    norms = generate_norms(smollm2_client, lambda q: ctx, "japan", "Japan", 1, ["greetings"], 5, s, 120)
     assert list(norms["norm_id"]) == [0]
     r = norms.iloc[0]
     assert r["valid"] and r["json_attempts"] == 1 and 20 <= len(r["norm"]) <= 120
@@ -53,9 +53,10 @@ def test_generate_norm_and_question_with_checks(smollm2_client):
     assert r["regenerations"] == 1 and not r["check_passed"] and len(json.loads(r["check_p_yes"])) == 1
     scen = __import__("pandas").DataFrame([{"country": "japan", "scenario_id": 0, "valid": True,
                                             "scenario": "Ken bows to his new neighbour before introducing himself."}])
-    s.threshold = 0.0  # every check passes: no regeneration
+    # every check passes: no regeneration
+    s = GenSettings(temperature=0.7, max_new_tokens=120, max_regenerations=1, threshold=0.0)
     calls = smollm2_client.stats["model_requests"]
-    q = generate_questions(smollm2_client, scen, "Japan", 5, s, traits=("E",))
+    q = generate_questions(smollm2_client, scen, "Japan", 5, s, 80, 50, traits=("E",))
     assert len(q) == 1 and q.iloc[0]["trait"] == "E"
     row = q.iloc[0]
     assert row["valid"] and row["regenerations"] == 0 and row["check_passed"]

@@ -176,7 +176,8 @@ def audit_country(f: Findings, root: Path, code: str, norms: list[str] | None, e
                 f.add("links", "error", files["questions"], k, "scenario_id", "not an integer", r["scenario_id"])
                 continue
             if not 0 <= sid < len(scen):
-                f.add("links", "error", files["questions"], k, "scenario_id", f"scenario_id {sid} not in scenarios file")
+                f.add("links", "error", files["questions"], k, "scenario_id",
+                      f"scenario_id {sid} not in scenarios file")
             elif _norm_text(scen[sid]) != _norm_text(r["scenario_text"]):
                 f.add("links", "error", files["questions"], k, "scenario_text",
                       f"differs from scenario row {sid + 1} of the scenarios file", r["scenario_text"])
@@ -274,7 +275,8 @@ def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
                 continue
             t, rev = BFI44_KEY[k]
             if str(r["Key"]).strip() != t:
-                f.add("keying", "error", bfi, k, "Key", f"item {k} is keyed {r['Key']!r}; published key: {t}", r["Text"])
+                f.add("keying", "error", bfi, k, "Key", f"item {k} is keyed {r['Key']!r}; published key: {t}",
+                      r["Text"])
             if (str(r["Reverse"]).strip() == "R") != rev:
                 f.add("keying", "error", bfi, k, "Reverse",
                       f"item {k} Reverse={r['Reverse']!r}; published key: {'R' if rev else 'F'}", r["Text"])
@@ -290,8 +292,8 @@ def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
         refs = json.loads(Path(ref).read_text()) if str(ref).endswith(".json") else None
         if refs is None:
             kd = pd.read_csv(ref, dtype=str)
-            refs = [{"text": r["item"], "domain": r["sign"][1], "keyed": "minus" if r["sign"].startswith("-") else "plus"}
-                    for _, r in kd.iterrows()]
+            refs = [{"text": r["item"], "domain": r["sign"][1],
+                     "keyed": "minus" if r["sign"].startswith("-") else "plus"} for _, r in kd.iterrows()]
         if len(df) != len(refs):
             f.add("keying", "error", path, "", "", f"{len(df)} items, published key has {len(refs)}")
         by_text = {}
@@ -317,7 +319,7 @@ def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
 
 
 def audit_release(root: str | Path, countries: dict[str, str], codes: dict[str, str], expect: dict,
-                  near: float = 0.8, embed=None, published_keys: dict[str, Path] | None = None) -> pd.DataFrame:
+                  near: float, embed=None, published_keys: dict[str, Path] | None = None) -> pd.DataFrame:
     """Run every check; ``countries`` maps our id -> display name, ``codes`` our id -> file code."""
     root = Path(root)
     f = Findings()
@@ -338,3 +340,36 @@ def summarise(findings: pd.DataFrame) -> pd.DataFrame:
     out = g.agg(n_findings=("message", "size"), n_files=("file", "nunique"),
                 example=("message", lambda s: s.value_counts().index[0])).reset_index()
     return out.sort_values(["check", "severity"]).reset_index(drop=True)
+
+
+def _audit(release, countries: list[str], names: dict[str, str], codes: dict[str, str], expect: dict, near: float,
+           embedding_model: str, published_keys: dict[str, str | None]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    from cultalign.retrieval import embeddings_for
+
+    shown = {c: names[c].replace("the ", "") for c in countries}
+    emb = embeddings_for(embedding_model)
+    findings = audit_release(release, shown, {c: codes[c] for c in countries}, expect, near, emb.embed_documents,
+                             {k: Path(v) for k, v in published_keys.items() if v})
+    return findings, summarise(findings)
+
+
+def audit_generated(release, countries: list[str], names: dict[str, str], codes: dict[str, str], n_norms: int,
+                    n_scenarios: int, near: float, embedding_model: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(findings, summary) of the release this workflow generated: ``countries`` (ids, in order) with their
+    display ``names`` and release ``codes``; ``n_norms`` norms and ``n_scenarios`` scenarios per norm expected;
+    ``near``: near-duplicate Jaccard; ``embedding_model`` orders the graded answers."""
+    return _audit(release, countries, names, codes, {"norms": n_norms, "scenarios_per_norm": n_scenarios}, near,
+                  embedding_model, {})
+
+
+def audit_published(release, countries: list[str], names: dict[str, str], codes: dict[str, str],
+                    expect_norms: int | None, expect_scenarios: int | None, expect_questions: int | None, near: float,
+                    embedding_model: str, ipip120_key: str | None,
+                    ipip300_key: str | None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(findings, summary) of the published release: the expected counts per country, and the baselines'
+    keying checked against the published IPIP-NEO keys (where given)."""
+    expect = {"norms": expect_norms, "scenarios": expect_scenarios, "questions": expect_questions,
+              "answers": expect_questions,
+              "scenarios_per_norm": (expect_scenarios or 0) // max(expect_norms or 1, 1)}
+    return _audit(release, countries, names, codes, expect, near, embedding_model,
+                  {"ipip120": ipip120_key, "ipip300": ipip300_key})

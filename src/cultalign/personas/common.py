@@ -1,12 +1,6 @@
-"""Shared constants and helpers of the personas study: traits, seeds, prompt templates."""
+"""Shared constants of the personas study: traits, their names and answer levels."""
 
 from __future__ import annotations
-
-import hashlib
-from functools import lru_cache
-from pathlib import Path
-
-PROMPT_DIR = Path(__file__).parent / "prompts"
 
 TRAITS = ("O", "C", "E", "A", "N")
 TRAIT_NAMES = {"O": "Openness to Experience", "C": "Conscientiousness", "E": "Extraversion",
@@ -33,21 +27,3 @@ def trait_code(value: str) -> str:
         raise ValueError(f"unknown trait label {value!r}")
     return _ALIASES[key]
 
-
-def derive_seed(*parts) -> int:
-    """A stable 31-bit seed from the master seed and any labels (country, stage, index...)."""
-    h = hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()
-    return int(h[:8], 16) & 0x7FFFFFFF
-
-
-@lru_cache(maxsize=None)
-def template(name: str) -> str:
-    return (PROMPT_DIR / f"{name}.txt").read_text(encoding="utf-8").strip()
-
-
-def template_hashes(names) -> dict[str, str]:
-    return {n: hashlib.sha256(template(n).encode()).hexdigest()[:16] for n in names}
-
-
-def render(name: str, **kw) -> str:
-    return template(name).format(**kw)

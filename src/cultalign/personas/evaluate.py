@@ -16,9 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
+from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
-from .common import TRAITS, derive_seed, render
+from .common import TRAITS
+from .templates import PROMPTS
 
 LABELS = "ABCDEFGHIJ"
 EVAL_TEMPLATES = ("persona", "mcs_statement", "mcs_choice", "oeg")
@@ -28,15 +30,15 @@ def persona_prompt(country_name: str, norms: list[str]) -> str:
     if len(norms) < 2:
         raise ValueError(f"persona priming for {country_name} needs two norms, got {len(norms)}")
     n1, n2 = (" ".join(str(n).split()) for n in norms[:2])
-    return render("persona", country=country_name, norm1=n1 if n1.endswith(".") else n1 + ".",
+    return PROMPTS.render("persona", country=country_name, norm1=n1 if n1.endswith(".") else n1 + ".",
                   norm2=n2 if n2.endswith(".") else n2 + ".")
 
 
 def _item_prompt(row, shown: list[str], mode: str) -> str:
     listing = "\n".join(f"{LABELS[k]}. {o}" if mode == "label" else f"- {o}" for k, o in enumerate(shown))
     if row["format"] == "statement":
-        return render("mcs_statement", statement=row["question"], options=listing)
-    return render("mcs_choice", context=row["context"], question=row["question"], options=listing)
+        return PROMPTS.render("mcs_statement", statement=row["question"], options=listing)
+    return PROMPTS.render("mcs_choice", context=row["context"], question=row["question"], options=listing)
 
 
 def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: int,
@@ -65,7 +67,7 @@ def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
 
 
 def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
-            normalise: str = "sum", count_tokens: bool = False) -> pd.DataFrame:
+            normalise: str, count_tokens: bool = False) -> pd.DataFrame:
     """Score every option of every item (options shuffled per item, shuffle recorded).
 
     mode ``text``: the continuation is the whole option text; ``label``: the
@@ -89,7 +91,8 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
         sc_vals = json.loads(r["scores"])
         rows.append({"instrument": r["instrument"], "item_id": r["item_id"], "trait": r["trait"],
                      "shuffle": json.dumps(perm), "logprobs_shown": json.dumps([round(x, 4) for x in sc.logprobs]),
-                     "token_counts_shown": json.dumps(sc.token_counts), "probs": json.dumps([round(p, 6) for p in canon]),
+                     "token_counts_shown": json.dumps(sc.token_counts),
+                     "probs": json.dumps([round(p, 6) for p in canon]),
                      "scores": r["scores"], "valid_mass": sc.valid_mass,
                      "expected_score": float(np.dot(canon, sc_vals)), "valid": bool(np.isfinite(sc.logprobs).all())})
         if count_tokens:
@@ -115,17 +118,18 @@ def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataF
 
 
 # -- OEG -------------------------------------------------------------------
-def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: str, temperature: float,
-                 max_new_tokens: int) -> list[ChatRequest]:
-    """One request per item, each with its own derived seed.  Greedy decoding (temperature 0)
-    does not use the seed, so there it is 0 for all: identical decoding settings let the
-    model layer batch the requests (it batches requests whose settings, seed included, match)."""
+def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: str,
+                 sampling: dict) -> list[ChatRequest]:
+    """One request per item, each with its own derived seed; ``sampling``: temperature and
+    max_new_tokens (config ``personas.oeg``).  Greedy decoding (temperature 0) does not use the
+    seed, so there it is 0 for all: identical decoding settings let the model layer batch the
+    requests (it batches requests whose settings, seed included, match)."""
+    params = SamplingParams.from_config(sampling)
     reqs = []
     for _, r in items.iterrows():
-        prompt = render("oeg", context=r["context"], question=r["question"])
-        s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if temperature > 0 else 0
-        reqs.append(ChatRequest.make(prompt, SamplingParams(temperature=temperature, max_new_tokens=max_new_tokens,
-                                                            seed=s), system=persona))
+        prompt = PROMPTS.render("oeg", context=r["context"], question=r["question"])
+        s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if params.temperature > 0 else 0
+        reqs.append(ChatRequest.make(prompt, params.with_seed(s), system=persona))
     return reqs
 
 
@@ -167,11 +171,12 @@ def _oeg_parse(text: str) -> str:
     return t
 
 
-def generate_oeg(client, request_sets: list[list[ChatRequest]], max_attempts: int = 3) -> list[list]:
+def generate_oeg(client, request_sets: list[list[ChatRequest]]) -> list[list]:
     """All OEG requests of a job in one call (so they batch); results split back per set.
-    Answers with fewer than three words are retried with a new seed, then kept invalid."""
+    Answers with fewer than three words are retried with a new seed (the client's
+    ``max_attempts`` in all), then kept invalid."""
     flat = [r for rs in request_sets for r in rs]
-    parsed = client.generate_parsed(flat, _oeg_parse, max_attempts=max_attempts) if flat else []
+    parsed = client.generate_parsed(flat, _oeg_parse) if flat else []
     out, pos = [], 0
     for rs in request_sets:
         out.append(parsed[pos : pos + len(rs)])
@@ -192,12 +197,6 @@ def oeg_table(items: pd.DataFrame, parsed: list) -> pd.DataFrame:
     out["trimmed"] = [k["trimmed"] for k in shape]
     out["complete"] = [k["complete"] for k in shape]
     return out
-
-
-def run_oeg_generation(client, items: pd.DataFrame, persona: str | None, seed: int, country: str,
-                       temperature: float, max_new_tokens: int, max_attempts: int = 3) -> pd.DataFrame:
-    reqs = oeg_requests(items, persona, seed, country, temperature, max_new_tokens)
-    return oeg_table(items, generate_oeg(client, [reqs], max_attempts)[0])
 
 
 def type_token_ratio(text: str) -> float:

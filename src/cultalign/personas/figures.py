@@ -38,7 +38,8 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
     m0 = primed[(primed["setting"] == "mcs") & (primed["model"] == models[0])] if models else primed
     fig, axes = _grid(2)
     for ax, metric in zip(axes, ("W", "KS")):
-        _heat(ax, m0.groupby(["instrument", "country"])[metric].mean().unstack(), f"Fig. 3 MCS {metric} ({models[0] if models else ''})")
+        _heat(ax, m0.groupby(["instrument", "country"])[metric].mean().unstack(),
+              f"Fig. 3 MCS {metric} ({models[0] if models else ''})")
     fig.tight_layout()
     fig.savefig(out["fig3_mcs_alignment"], dpi=120)
     plt.close(fig)

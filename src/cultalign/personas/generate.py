@@ -19,9 +19,11 @@ from typing import Any, Callable
 
 import pandas as pd
 
+from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
-from .common import LEVELS, TRAIT_HINTS, TRAIT_NAMES, TRAITS, derive_seed, render, template
+from .common import LEVELS, TRAIT_HINTS, TRAIT_NAMES, TRAITS
+from .templates import PROMPTS
 
 log = logging.getLogger(__name__)
 
@@ -37,64 +39,62 @@ def _text(max_len: int, min_len: int = 10) -> dict:
 # in the order the answers must be written: question first, then high -> low.
 ANSWER_KEYS = {"high": "r1_high", "moderately_high": "r2_fairly_high", "medium": "r3_medium",
                "moderately_low": "r4_fairly_low", "low": "r5_low"}
-DEFAULT_MAX_CHARS = {"norm": 250, "scenario": 400, "question": 250, "answer": 160}
 
 
-def norm_schema(max_chars: dict | None = None) -> dict:
-    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
-    return {"type": "object", "properties": {"norm": _text(m["norm"], 20)}, "required": ["norm"],
+def norm_schema(max_chars: int) -> dict:
+    """JSON schema of a norm (``max_chars``: personas.generation.max_chars.norm)."""
+    return {"type": "object", "properties": {"norm": _text(max_chars, 20)}, "required": ["norm"],
             "additionalProperties": False}
 
 
-def scenario_schema(max_chars: dict | None = None) -> dict:
-    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
-    return {"type": "object", "properties": {"scenario": _text(m["scenario"], 30)}, "required": ["scenario"],
+def scenario_schema(max_chars: int) -> dict:
+    """JSON schema of a scenario (``max_chars``: personas.generation.max_chars.scenario)."""
+    return {"type": "object", "properties": {"scenario": _text(max_chars, 30)}, "required": ["scenario"],
             "additionalProperties": False}
 
 
-def question_schema(max_chars: dict | None = None) -> dict:
+def question_schema(question_chars: int, answer_chars: int) -> dict:
     """Question plus five answers; bounded string lengths make every output fit its token budget
     (the grammar closes a string at maxLength), so compact JSON never ends truncated."""
-    m = {**DEFAULT_MAX_CHARS, **(max_chars or {})}
-    props = {"question": _text(m["question"], 20), **{ANSWER_KEYS[lv]: _text(m["answer"], 5) for lv in LEVELS}}
+    props = {"question": _text(question_chars, 20), **{ANSWER_KEYS[lv]: _text(answer_chars, 5) for lv in LEVELS}}
     assert list(props) == sorted(props), "answer keys must sort in writing order"
     return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}
 
 
-NORM_SCHEMA, SCENARIO_SCHEMA, QUESTION_SCHEMA = norm_schema(), scenario_schema(), question_schema()
 GENERATION_TEMPLATES = ("generator_system", "norm", "norm_check", "scenario", "scenario_check", "question",
                         "question_check", "answers_check")
 
 
-@dataclass
+@dataclass(frozen=True)
 class GenSettings:
-    temperature: float = 0.7
-    max_new_tokens: dict | None = None
-    max_regenerations: int = 1
-    threshold: float = 0.5
-    max_attempts: int = 3
-    max_chars: dict | None = None
+    """Sampling and self-check settings of one generation stage (config ``personas.generation``:
+    temperature, max_new_tokens.<stage>, max_regenerations, check_threshold)."""
 
-    def tokens(self, stage: str) -> int:
-        return (self.max_new_tokens or {}).get(stage, 200)
+    temperature: float
+    max_new_tokens: int
+    max_regenerations: int
+    threshold: float
+
+    def sampling(self, seed: int) -> SamplingParams:
+        return SamplingParams.from_config({"temperature": self.temperature, "max_new_tokens": self.max_new_tokens},
+                                          seed)
 
 
-def _checked_generation(client, jobs: list[dict], schema: dict, stage: str, settings: GenSettings,
+def _checked_generation(client, jobs: list[dict], schema: dict, settings: GenSettings,
                         checks: Callable[[dict, dict], list[ScoreItem]]) -> list[dict]:
     """Run jobs ({'prompt', 'seed', ...}) through generate_json + self-checks with regeneration.
 
     Returns one record per job with the accepted (or last) value and the check bookkeeping.
     """
-    system = template("generator_system")
+    system = PROMPTS.text("generator_system")
     results: list[dict | None] = [None] * len(jobs)
     pending = list(range(len(jobs)))
     for rnd in range(settings.max_regenerations + 1):
         if not pending:
             break
-        reqs = [ChatRequest.make(jobs[i]["prompt"], SamplingParams(
-            temperature=settings.temperature, max_new_tokens=settings.tokens(stage),
-            seed=jobs[i]["seed"] + rnd * REGEN_SEED_STRIDE), system=system) for i in pending]
-        parsed = client.generate_json(reqs, schema, max_attempts=settings.max_attempts)
+        reqs = [ChatRequest.make(jobs[i]["prompt"], settings.sampling(jobs[i]["seed"] + rnd * REGEN_SEED_STRIDE),
+                                 system=system) for i in pending]
+        parsed = client.generate_json(reqs, schema)
         check_items, owners = [], []
         for i, pr in zip(pending, parsed):
             if pr.valid:
@@ -128,8 +128,10 @@ def _yes_no(prompt: str) -> ScoreItem:
 
 
 def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, country_name: str,
-                   n_norms: int, topics: list[str], seed: int, settings: GenSettings) -> pd.DataFrame:
-    """``n_norms`` norms, each from its own retrieval query (topic) and its own seeded call."""
+                   n_norms: int, topics: list[str], seed: int, settings: GenSettings,
+                   max_chars: int) -> pd.DataFrame:
+    """``n_norms`` norms, each from its own retrieval query (topic) and its own seeded call;
+    a norm has at most ``max_chars`` characters."""
     jobs = []
     for j in range(n_norms):
         topic = topics[j % len(topics)]
@@ -137,13 +139,13 @@ def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, 
         context = "\n".join(f"[{k + 1}] {' '.join(h['text'].split())}" for k, h in enumerate(hits))
         jobs.append({"norm_id": j, "topic": topic, "context": context,
                      "chunks": json.dumps([f"{h['source']}#{h['chunk_id']}" for h in hits]),
-                     "prompt": render("norm", country=country_name, context=context, topic=topic),
+                     "prompt": PROMPTS.render("norm", country=country_name, context=context, topic=topic),
                      "seed": derive_seed(seed, "norm", country, j)})
 
     def checks(job, value):
-        return [_yes_no(render("norm_check", country=country_name, context=job["context"], norm=value["norm"]))]
+        return [_yes_no(PROMPTS.render("norm_check", country=country_name, context=job["context"], norm=value["norm"]))]
 
-    res = _checked_generation(client, jobs, norm_schema(settings.max_chars), "norm", settings, checks)
+    res = _checked_generation(client, jobs, norm_schema(max_chars), settings, checks)
     rows = []
     for job, r in zip(jobs, res):
         rows.append({"country": country, "norm_id": job["norm_id"], "topic": job["topic"],
@@ -153,22 +155,23 @@ def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, 
 
 
 def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenarios: int, seed: int,
-                       settings: GenSettings, max_norms: int | None = None) -> pd.DataFrame:
+                       settings: GenSettings, max_chars: int, max_norms: int | None) -> pd.DataFrame:
     """``n_scenarios`` scenarios per valid norm (invalid norms are skipped and stay counted in the norms
-    table); ``max_norms`` limits scenario writing to the first valid norms (a small demo; None: all)."""
+    table), each of at most ``max_chars`` characters; ``max_norms`` limits scenario writing to the first
+    valid norms (a small demo; None: all)."""
     jobs = []
     valid = norms[norms["valid"].astype(bool)]
     for _, nr in (valid.head(max_norms) if max_norms else valid).iterrows():
         for s in range(n_scenarios):
             jobs.append({"country": nr["country"], "norm_id": int(nr["norm_id"]), "norm": nr["norm"], "s": s,
-                         "prompt": render("scenario", country=country_name, norm=nr["norm"]),
+                         "prompt": PROMPTS.render("scenario", country=country_name, norm=nr["norm"]),
                          "seed": derive_seed(seed, "scenario", nr["country"], nr["norm_id"], s)})
 
     def checks(job, value):
-        return [_yes_no(render("scenario_check", country=country_name, norm=job["norm"],
+        return [_yes_no(PROMPTS.render("scenario_check", country=country_name, norm=job["norm"],
                                scenario=value["scenario"]))]
 
-    res = _checked_generation(client, jobs, scenario_schema(settings.max_chars), "scenario", settings, checks)
+    res = _checked_generation(client, jobs, scenario_schema(max_chars), settings, checks)
     rows = []
     for sid, (job, r) in enumerate(zip(jobs, res)):
         rows.append({"country": job["country"], "norm_id": job["norm_id"], "scenario_id": sid,
@@ -180,26 +183,27 @@ def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenari
                                        "regenerations"])
 
 
-def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed: int,
-                       settings: GenSettings, traits=TRAITS) -> pd.DataFrame:
-    """One question with five graded answers per valid scenario and trait."""
+def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed: int, settings: GenSettings,
+                       question_chars: int, answer_chars: int, traits=TRAITS) -> pd.DataFrame:
+    """One question with five graded answers per valid scenario and trait (a question of at most
+    ``question_chars`` characters, each answer at most ``answer_chars``)."""
     jobs = []
     for _, sr in scenarios[scenarios["valid"].astype(bool)].iterrows():
         for t in traits:
             jobs.append({"country": sr["country"], "scenario_id": int(sr["scenario_id"]),
                          "scenario": sr["scenario"], "trait": t,
-                         "prompt": render("question", scenario=sr["scenario"], country=country_name,
+                         "prompt": PROMPTS.render("question", scenario=sr["scenario"], country=country_name,
                                           trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t]),
                          "seed": derive_seed(seed, "question", sr["country"], sr["scenario_id"], t)})
 
     def checks(job, value):
         t = job["trait"]
-        return [_yes_no(render("question_check", scenario=job["scenario"], question=value["question"],
+        return [_yes_no(PROMPTS.render("question_check", scenario=job["scenario"], question=value["question"],
                                trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t])),
-                _yes_no(render("answers_check", question=value["question"], trait_name=TRAIT_NAMES[t],
+                _yes_no(PROMPTS.render("answers_check", question=value["question"], trait_name=TRAIT_NAMES[t],
                                **{lv: value[ANSWER_KEYS[lv]] for lv in LEVELS}))]
 
-    res = _checked_generation(client, jobs, question_schema(settings.max_chars), "question", settings, checks)
+    res = _checked_generation(client, jobs, question_schema(question_chars, answer_chars), settings, checks)
     rows = []
     for qid, (job, r) in enumerate(zip(jobs, res)):
         v: dict[str, Any] = r["value"] or {}
@@ -211,3 +215,16 @@ def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed:
     return pd.DataFrame(rows, columns=["country", "scenario_id", "question_id", "trait", "trait_name", "scenario",
                                        "question", *LEVELS, "valid", "raw_invalid", "json_attempts",
                                        "check_p_yes", "check_passed", "regenerations"])
+
+
+def generation_counts(df: pd.DataFrame, upstream: pd.DataFrame | None = None) -> dict:
+    """Counts of a generated table for its sidecar: rows, valid, invalid, check_passed, regenerated,
+    and the invalid rows of the table it was generated from (``upstream_invalid``)."""
+    v = df["valid"].astype(bool) if len(df) else pd.Series([], dtype=bool)
+    counts = {"rows": int(len(df)), "valid": int(v.sum()), "invalid": int((~v).sum())}
+    if "check_passed" in df.columns and len(df):
+        counts["check_passed"] = int(df["check_passed"].astype(bool).sum())
+        counts["regenerated"] = int((df["regenerations"] > 0).sum())
+    if upstream is not None:
+        counts["upstream_invalid"] = int((~upstream["valid"].astype(bool)).sum())
+    return counts

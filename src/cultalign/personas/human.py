@@ -36,6 +36,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cultalign.core.seeds import derive_seed
+
 from .common import TRAITS, trait_code
 
 
@@ -232,3 +234,60 @@ def synthesize_johnson(path: str | Path, key: pd.DataFrame, counts: dict[str, in
     with open(path, "w", newline="") as fh:
         fh.write("".join(s + "\r\n" for s in lines))
     return pd.DataFrame([{"johnson_country": c, **dict(zip(TRAITS, 3 + m))} for c, m in means.items()])
+
+
+# Respondents of a country outside the study in the SYNTHETIC demo file (read_johnson must skip them).
+DEMO_OTHER_COUNTRIES = {"Germany": 40}
+
+
+def demo_johnson(path: str | Path, key_path: str | Path, form: str, country_width: int | None,
+                 stored_reversed: bool, respondents: list[tuple[str, int]], johnson: dict[str, str],
+                 seed: int) -> tuple[pd.DataFrame, int, dict[str, int]]:
+    """The SYNTHETIC demo file of ``form`` at ``path`` (:func:`synthesize_johnson`): ``respondents``
+    (country id, n) in that order, each written under its Johnson name (``johnson``: id -> name),
+    plus :data:`DEMO_OTHER_COUNTRIES`.  Returns (generating means, labelled synthetic; the derived seed;
+    respondents per Johnson name)."""
+    key = load_key(key_path)
+    layout = JohnsonLayout.for_form(form, country_width)
+    counts = {johnson[c]: int(n) for c, n in respondents}
+    seed = derive_seed(seed, "synthetic_johnson", form)
+    means = synthesize_johnson(path, key, counts, seed, layout, noise_countries=DEMO_OTHER_COUNTRIES,
+                               stored_reversed=stored_reversed)
+    means.insert(0, "note", "SYNTHETIC generating means (not human data)")
+    return means, seed, counts
+
+
+def human_scores(raw: str | Path, key_path: str | Path, form: str, country_width: int | None,
+                 stored_reversed: bool, countries: list[str], johnson: dict[str, str],
+                 paper_n: dict[str, int | None]) -> tuple[pd.DataFrame, pd.DataFrame, dict]:
+    """Per-record trait scores of ``countries`` (ids; ``johnson``: id -> COUNTRY field) from a Johnson
+    raw file, and the record counts per country (one row per id, in the given order) beside the
+    paper's n.  Fails when the file's keying contradicts ``stored_reversed``.  Returns (scores, counts,
+    provenance keywords for both tables' sidecars)."""
+    key = load_key(key_path)
+    layout = JohnsonLayout.for_form(form, country_width)
+    if len(key) != layout.n_items:
+        raise ValueError(f"{key_path}: {len(key)} items, but the {form} file has {layout.n_items}")
+    fields = {c: johnson[c] for c in countries if johnson.get(c)}
+    recs, stats = read_johnson(raw, layout, fields)
+    keying = keying_check(recs, key, stored_reversed)
+    if keying["consistent"] is False:
+        raise ValueError(f"{raw}: minus-keyed items correlate negatively with their domain's plus-keyed items "
+                         f"(median r = {keying['median_r_minus_vs_plus']:.2f}) under human.stored_reversed="
+                         f"{stored_reversed}: this file stores them the other way; set human.stored_reversed: "
+                         f"{not stored_reversed}")
+    scores = score_domains(recs, key, stored_reversed)
+    synthetic = "SYNTHETIC" in Path(raw).name
+    rows = []
+    for c in countries:
+        s = scores[scores["country"] == c]
+        complete = int(s[list(TRAITS)].notna().all(axis=1).sum())
+        n_paper = paper_n.get(c)
+        rows.append({"country": c, "johnson_field": (johnson.get(c) or "")[: layout.country_width], "form": form,
+                     "records": len(s), "complete_records": complete, "paper_n": n_paper,
+                     "matches_paper": (len(s) == n_paper) if not synthetic else False,
+                     "data": "SYNTHETIC (demo)" if synthetic else "Johnson IPIP-NEO"})
+    provenance = {"counts": {"lines": stats["lines"], "malformed": stats["malformed"], "records_kept": len(recs),
+                             **keying},
+                  "extra": {"raw_file": str(raw), "synthetic": synthetic, "key": str(key_path)}}
+    return scores, pd.DataFrame(rows), provenance

@@ -12,12 +12,17 @@ low options 1, as the paper does.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
+from cultalign.core.tables import read_tsv
+
 from .common import LEVEL_SCORES, LEVELS, trait_code
+
+log = logging.getLogger(__name__)
 
 COLUMNS = ["instrument", "item_id", "trait", "format", "context", "question", "options", "scores", "keyed"]
 
@@ -70,7 +75,7 @@ def _flag(series, src, field, minus_values=("R", "minus", "-")):
     return out
 
 
-def load_bfi(path: str | Path, key: str = "published") -> pd.DataFrame:
+def load_bfi(path: str | Path, key: str) -> pd.DataFrame:
     """BFI-44 (columns Text, Key, Reverse).  ``key=published`` scores with the published key by item
     position; ``key=file`` uses the file's Key/Reverse columns (the audit compares the two)."""
     df = pd.read_csv(path)
@@ -320,7 +325,11 @@ def cp_items(questions: pd.DataFrame, src: str, instrument: str = "cp") -> pd.Da
     return df
 
 
-def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str = "published") -> pd.DataFrame:
+def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str | None = None) -> pd.DataFrame:
+    """The item table of instrument ``name`` from ``path`` in format ``kind``; ``bfi_key`` (config
+    personas.bfi_key) is needed for the BFI format only."""
+    if kind == "bfi" and bfi_key is None:
+        raise InstrumentError(f"{path}: a BFI instrument needs bfi_key (published or file)")
     loaders = {
         "bfi": lambda: load_bfi(path, bfi_key),
         "ipip_csv": lambda: load_ipip_csv(path, name),
@@ -338,3 +347,42 @@ def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str = "publ
 
 def trait_counts(items: pd.DataFrame) -> dict[str, int]:
     return {t: int((items["trait"] == t).sum()) for t in "OCEAN"}
+
+
+def read_items(path: str | Path) -> pd.DataFrame:
+    """An item table (``item_id`` kept as text)."""
+    return read_tsv(path, dtype={"item_id": str})
+
+
+def limit_items(items: pd.DataFrame, per_trait: int | None) -> pd.DataFrame:
+    """The first ``per_trait`` items of each trait (None: all)."""
+    if not per_trait:
+        return items
+    return items.groupby("trait", group_keys=False, sort=False).head(per_trait).reset_index(drop=True)
+
+
+def instrument_items(kind: str, path: str | Path, name: str, bfi_key: str | None,
+                     max_items: int | None) -> tuple[pd.DataFrame, dict[str, int]]:
+    """A baseline instrument's item table (at most ``max_items`` per trait) and the items left out
+    because they measure no Big Five trait (e.g. TRAIT's Dark Triad), per reason."""
+    loaded = load_instrument(kind, path, name, bfi_key)
+    excluded = dict(loaded.attrs.get("excluded", {}))
+    if excluded:
+        log.info("%s: left out %d items outside the Big Five: %s", name, sum(excluded.values()), excluded)
+    return limit_items(loaded, max_items), excluded
+
+
+def cp_instrument(max_items: int | None, questions=None, release=None,
+                  release_code: str | None = None) -> tuple[pd.DataFrame, str]:
+    """The CulturalPersonas items of a country: its generated ``questions`` table, or the questions of
+    ``release`` (a release folder) with ``release_code``; at most ``max_items`` per trait.
+    Returns (items, source)."""
+    if release is not None:
+        from .release import release_questions
+
+        q = release_questions(release, release_code)
+        src = f"{release} ({release_code})"
+    else:
+        q = read_tsv(questions)
+        src = str(questions)
+    return limit_items(cp_items(q, src), max_items), src

@@ -13,16 +13,13 @@ more pairs; we report the test as specified).
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from cultalign.provenance import write_sidecar
 from cultalign.stats.distances import compare, relative_improvement, significance_stars
 
 from .common import TRAITS
@@ -139,12 +136,16 @@ def annotation_agreement(path: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def build_tables(mcs_files, oeg_response_files, human_path, cfg, outputs: dict, config):
+def build_tables(mcs_files, oeg_response_files, human_path, countries: list[str], oeg_scores: str | None,
+                 validation: str | None) -> dict[str, pd.DataFrame]:
+    """Every table of the evaluation by name: distances, the paper's tables, validity counts, OEG
+    calibration and the annotation checks (``oeg_scores`` / ``validation``: annotation files or None).
+    ``countries``: the configured country ids, in the order of Table 1's pairs."""
     human = pd.read_csv(human_path, sep="\t")
     oeg_samples = [f.replace(".responses.tsv", ".samples.tsv") for f in oeg_response_files]
     dist = distances(list(mcs_files) + oeg_samples, human)
     tables = {"distances": dist,
-              "table1_human_pairwise": human_pairwise(human, list(cfg["countries"])),
+              "table1_human_pairwise": human_pairwise(human, list(countries)),
               "table2_gains": pd.concat([gains(dist, "mcs", False), gains(dist, "oeg", False)], ignore_index=True),
               "table6_mcs_trait_gains": gains(dist, "mcs", True),
               "table7_oeg_trait_gains": gains(dist, "oeg", True),
@@ -158,7 +159,8 @@ def build_tables(mcs_files, oeg_response_files, human_path, cfg, outputs: dict, 
     ok = resp[resp["valid"].astype(bool)] if len(resp) else resp
     tables["table3_ttr"] = (ok[ok["priming"] == "primed"].assign(ttr=lambda d: pd.to_numeric(d["ttr"]))
                             .groupby(["instrument", "country", "trait"])
-                            .agg(ttr=("ttr", "mean"), responses=("ttr", "size")).reset_index()) if len(ok) else _note("no OEG responses")
+                            .agg(ttr=("ttr", "mean"), responses=("ttr", "size")).reset_index()
+                            ) if len(ok) else _note("no OEG responses")
     vc = []
     for f in mcs_files:
         it = pd.read_csv(f.replace(".samples.tsv", ".items.tsv"), sep="\t")
@@ -177,14 +179,15 @@ def build_tables(mcs_files, oeg_response_files, human_path, cfg, outputs: dict, 
                "max_prob_uncalibrated", "max_prob", "norm_entropy_uncalibrated", "norm_entropy"]
         for c in num:
             resp[c] = pd.to_numeric(resp[c], errors="coerce")
-        tables["oeg_calibration"] = resp.groupby(["model", "instrument", "country", "priming"])[num].mean().reset_index()
+        tables["oeg_calibration"] = (resp.groupby(["model", "instrument", "country", "priming"])[num].mean()
+                                     .reset_index())
     else:
         tables["oeg_calibration"] = _note("no OEG responses")
-    tables["oeg_human_correlation"] = oeg_human_correlation(resp, cfg["annotations"]["oeg_scores"])
-    tables["annotation_agreement"] = annotation_agreement(cfg["annotations"]["validation"])
-    demo = config.get("scale") != "paper"
-    for name, path in outputs.items():
-        t = tables[name]
-        t.to_csv(path, sep="\t", index=False)
-        write_sidecar(path, config=config, seed=config["seed"], counts={"rows": len(t)},
-                      extra={"human_data": "SYNTHETIC demo data" if demo else "Johnson IPIP-NEO"})
+    tables["oeg_human_correlation"] = oeg_human_correlation(resp, oeg_scores)
+    tables["annotation_agreement"] = annotation_agreement(validation)
+    return tables
+
+
+def human_data_label(source: str) -> str:
+    """What the human ground truth is (``personas.human.source``), for the tables' sidecars."""
+    return "SYNTHETIC demo data" if source == "synthetic" else "Johnson IPIP-NEO"

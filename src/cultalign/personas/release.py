@@ -14,9 +14,11 @@ def _valid(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["valid"].astype(str).str.lower().isin(("true", "1"))].reset_index(drop=True)
 
 
-def export_release(norm_files, scenario_files, question_files, countries: dict, out_dir) -> dict:
+def export_release(norm_files, scenario_files, question_files, names: dict[str, str], codes: dict[str, str],
+                   out_dir) -> dict:
     """Write datasets/cp/{norms,scenarios,questions,answers} like the published repository (valid rows only;
-    the row counts of the generated tables, invalid rows included, stay in their sidecars)."""
+    the row counts of the generated tables, invalid rows included, stay in their sidecars).  A table's
+    country is its file name; ``names``/``codes``: country id -> display name / release file code."""
     out = Path(out_dir) / "datasets" / "cp"
     for sub in ("norms", "scenarios", "questions", "answers"):
         (out / sub).mkdir(parents=True, exist_ok=True)
@@ -26,12 +28,13 @@ def export_release(norm_files, scenario_files, question_files, countries: dict, 
         scen = _valid(pd.read_csv(sf, sep="\t", keep_default_na=False))
         ques = _valid(pd.read_csv(qf, sep="\t", keep_default_na=False))
         country = Path(nf).stem
-        code = countries[country]["release_code"]
-        blocks.append({"country": countries[country]["name"],
+        code = codes[country]
+        blocks.append({"country": names[country],
                        "norms": [{"id": int(r["norm_id"]) + 1, "text": r["norm"]} for _, r in norms.iterrows()]})
         sid_map = {int(s): k for k, s in enumerate(scen["scenario_id"])}
         pd.DataFrame({"country": code, "norm_text": scen["norm"], "norm_id": scen["norm_id"],
-                      "scenario": scen["scenario"]}).to_csv(out / "scenarios" / f"all_{code}_scenarios.csv", index=False)
+                      "scenario": scen["scenario"]}).to_csv(out / "scenarios" / f"all_{code}_scenarios.csv",
+                                                            index=False)
         ques = ques[ques["scenario_id"].astype(int).isin(sid_map)].reset_index(drop=True)
         pd.DataFrame({"country": code, "scenario_text": ques["scenario"],
                       "scenario_id": [sid_map[int(s)] for s in ques["scenario_id"]], "question": ques["question"],

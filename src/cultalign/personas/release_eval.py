@@ -1,4 +1,4 @@
-"""Real-data run (issue 4, section 6): MCS and OEG on the published CulturalPersonas release.
+"""Real-data run: MCS and OEG on the published CulturalPersonas release.
 
 The release folder (``personas.release.path``) holds the 6 x 500 released
 questions with their graded answers, the norms used for persona priming and
@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cultalign.core.seeds import derive_seed
 from cultalign.models import ModelClient
 
-from .common import TRAITS, derive_seed
+from .common import TRAITS
 from .evaluate import (calibrate_items, generate_oeg, map_responses, oeg_requests, oeg_table, persona_prompt,
                        run_mcs)
-from .instruments import cp_items, load_instrument
+from .instruments import cp_items, load_instrument, read_items
 from .release import release_norms, release_questions
-from .release_summary import _read_items, run_totals, summary_rule, trait_scores  # noqa: F401 (re-exported)
 
 CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
 NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
@@ -72,18 +72,16 @@ def subsample(items: pd.DataFrame, n, seed: int, label: str) -> pd.DataFrame:
     return items.iloc[sorted(keep)].reset_index(drop=True)
 
 
-def release_items(root, country: str, cfg: dict, seed: int) -> pd.DataFrame:
-    """Items of one country: its released questions (instrument ``cp``) and every configured baseline,
-    each subsampled per ``release_eval.subsample``; ``n_full`` = the instrument's full item count.
+def release_items(root, country: str, code: str, n, baselines, bfi_key: str, seed: int) -> pd.DataFrame:
+    """Items of one country (release file code ``code``): its released questions (instrument ``cp``) and
+    every baseline (``baselines``: name -> format, file, oeg, in order; a mapping or (name, spec) pairs),
+    each subsampled to ``n`` items (``full``: all); ``n_full`` = the instrument's full item count.
     Baselines are subsampled without the country in the seed: every country sees the same items."""
-    re_cfg = cfg["release_eval"]
-    n = re_cfg["subsample"]
-    code = cfg["countries"][country]["release_code"]
     blocks = []
     cp = cp_items(release_questions(root, code), f"{root} ({code})")
     blocks.append((subsample(cp, n, seed, f"cp|{country}"), len(cp), True))
-    for name, spec in re_cfg["baselines"].items():
-        it = load_instrument(spec["format"], Path(root) / spec["file"], name, cfg["bfi_key"])
+    for name, spec in dict(baselines).items():
+        it = load_instrument(spec["format"], Path(root) / spec["file"], name, bfi_key)
         blocks.append((subsample(it, n, seed, name), len(it), bool(spec["oeg"])))
     out = []
     for df, n_full, oeg in blocks:
@@ -96,12 +94,11 @@ def release_items(root, country: str, cfg: dict, seed: int) -> pd.DataFrame:
     return items
 
 
-def persona_for(root, cfg: dict, country: str, priming: str) -> tuple[str | None, list[str]]:
+def persona_for(root, country_name: str, priming: str) -> tuple[str | None, list[str]]:
     if priming == "unprimed":
         return None, []
-    name = cfg["countries"][country]["name"]
-    norms = release_norms(root, name)
-    return persona_prompt(name, norms), norms[:2]
+    norms = release_norms(root, country_name)
+    return persona_prompt(country_name, norms), norms[:2]
 
 
 def _split(items: pd.DataFrame, only_oeg: bool = False):
@@ -125,15 +122,16 @@ def load_weights(client) -> float:
     return time.perf_counter() - t0
 
 
-def run_release_mcs(client, root, items: pd.DataFrame, cfg: dict, seed: int, country: str, model: str):
-    """MCS on every instrument x priming of one country.  Returns (per-item table, per-cell table)."""
-    m = cfg["mcs"]
+def run_release_mcs(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
+                    primings: list[str], score: str, normalise: str, seed: int):
+    """MCS on every instrument x priming condition of one country (``score``, ``normalise``: config
+    personas.mcs).  Returns (per-item table, per-cell table)."""
     tables, cells = [], []
-    for priming in cfg["release_eval"]["priming"]:
-        persona, _ = persona_for(root, cfg, country, priming)
+    for priming in primings:
+        persona, _ = persona_for(root, country_name, priming)
         for name, df in _split(items):
             t0 = time.perf_counter()
-            res = run_mcs(client, df, persona, m["score"], seed, country, m["normalise"], count_tokens=True)
+            res = run_mcs(client, df, persona, score, seed, country, normalise, count_tokens=True)
             wall = time.perf_counter() - t0
             res.insert(0, "country", country)
             res.insert(1, "priming", priming)
@@ -165,7 +163,7 @@ class GenerationMeter:
         self.records.extend(zip(requests, gens))
         return gens
 
-    def generate_parsed(self, requests, parse, max_attempts: int = 3):
+    def generate_parsed(self, requests, parse, max_attempts: int | None = None):
         # the client's retry loop, calling this meter's generate
         return ModelClient.generate_parsed(self, requests, parse, max_attempts=max_attempts)
 
@@ -183,25 +181,25 @@ class GenerationMeter:
                 "truncated": sum(g.finish_reason == "length" for _, g in recs)}
 
 
-def run_release_oeg(client, root, items: pd.DataFrame, cfg: dict, seed: int, country: str, model: str,
-                    embed, max_attempts: int):
-    """OEG on the contextual instruments x priming of one country: generation (retries for answers under
-    three words, recorded and counted), calibrated embedding mapping.  Returns (per-item, per-cell)."""
-    o, re_cfg = cfg["oeg"], cfg["release_eval"]
+def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
+                    primings: list[str], sampling: dict, calibration_items: int, embed, seed: int):
+    """OEG on the contextual instruments x priming of one country: generation (``sampling``: config
+    personas.oeg; retries for answers under three words, recorded and counted), embedding mapping calibrated
+    on ``calibration_items`` items per instrument.  Returns (per-item, per-cell)."""
     meter = GenerationMeter(client)
     tables, cells, calibration = [], [], {}
-    for priming in re_cfg["priming"]:
-        persona, _ = persona_for(root, cfg, country, priming)
+    for priming in primings:
+        persona, _ = persona_for(root, country_name, priming)
         for name, df in _split(items, only_oeg=True):
-            reqs = oeg_requests(df, persona, seed, country, o["temperature"], o["max_new_tokens"])
+            reqs = oeg_requests(df, persona, seed, country, sampling)
             mark = len(meter.records)
             t0 = time.perf_counter()
-            parsed = generate_oeg(meter, [reqs], max_attempts)[0]
+            parsed = generate_oeg(meter, [reqs])[0]
             gen_wall = time.perf_counter() - t0
             first = dict(meter.records[mark:])
             t1 = time.perf_counter()
             if name not in calibration:  # tau depends on the instrument's options only
-                cal_items = subsample(df, re_cfg["calibration_items"], seed, f"calibration|{name}|{country}")
+                cal_items = subsample(df, calibration_items, seed, f"calibration|{name}|{country}")
                 calibration[name] = calibrate_items(cal_items, embed)
             cal = calibration[name]
             mapped = map_responses(oeg_table(df, parsed), embed, cal["tau"])
@@ -238,62 +236,47 @@ def run_release_oeg(client, root, items: pd.DataFrame, cfg: dict, seed: int, cou
     return pd.concat(tables, ignore_index=True), pd.DataFrame(cells)
 
 
-# -- summaries ---------------------------------------------------------------
-# -- rule glue (thin scripts call these) ---------------------------------------
-def write_items_rule(root, cfg: dict, country: str, seed: int, out, config: dict) -> pd.DataFrame:
-    from cultalign.provenance import write_sidecar
-
-    items = release_items(root, country, cfg, seed)
-    items.to_csv(out, sep="\t", index=False)
-    counts = {f"{i}": int(n) for i, n in items.groupby("instrument", sort=False).size().items()}
-    write_sidecar(out, config=config, counts=counts,
-                  extra={"release": str(root), "subsample": cfg["release_eval"]["subsample"]})
-    return items
+# -- rule jobs (thin scripts call these) --------------------------------------
+def job_record(kind: str, client, t_start: float, load_s: float, subsample_n, primings: list[str],
+               **extra) -> dict:
+    """The run record of a release job (``<country>.job.json``): wall time, model load, client counters."""
+    return {"method": kind, "wall_s": time.perf_counter() - t_start, "load_s": load_s, "client_stats": client.stats,
+            "subsample": subsample_n, "priming": primings, **extra}
 
 
-def _write_job(path, kind: str, client, t_start: float, load_s: float, cfg: dict, extra: dict | None = None):
-    job = {"method": kind, "wall_s": time.perf_counter() - t_start, "load_s": load_s, "client_stats": client.stats,
-           "subsample": cfg["release_eval"]["subsample"], "priming": cfg["release_eval"]["priming"], **(extra or {})}
-    Path(path).write_text(json.dumps(job, indent=2))
+def item_counts(items: pd.DataFrame) -> dict[str, int]:
+    """Items per instrument, in table order."""
+    return {f"{i}": int(n) for i, n in items.groupby("instrument", sort=False).size().items()}
 
 
-def mcs_rule(client, release, items_path, cfg, seed, country, model, out_items, out_cells, out_job, config):
-    from cultalign.provenance import write_sidecar
+def write_json(path, record: dict) -> None:
+    Path(path).write_text(json.dumps(record, indent=2))
 
-    from .common import template_hashes
-    from .evaluate import EVAL_TEMPLATES
 
+def release_mcs(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
+                score: str, normalise: str, subsample_n, seed: int):
+    """The MCS job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     t_start = time.perf_counter()
     load_s = load_weights(client)
-    table, cells = run_release_mcs(client, release, _read_items(items_path), cfg, seed, country, model)
-    table.to_csv(out_items, sep="\t", index=False)
-    cells.to_csv(out_cells, sep="\t", index=False)
-    _write_job(out_job, "mcs", client, t_start, load_s, cfg)
+    table, cells = run_release_mcs(client, release, read_items(items_path), country, country_name, model, primings,
+                                   score, normalise, seed)
+    record = job_record("mcs", client, t_start, load_s, subsample_n, primings)
     counts = {"rows": len(table), "valid": int(table["valid"].sum()), "invalid": int((~table["valid"]).sum()),
               "mean_valid_mass": float(table["valid_mass"].mean())}
-    write_sidecar(out_items, config=config, client=client, seed=seed,
-                  prompt_templates=template_hashes(EVAL_TEMPLATES), counts=counts,
-                  extra={"release": str(release), "mcs": cfg["mcs"]})
-    return table, cells
+    return table, cells, record, counts
 
 
-def oeg_rule(client, release, items_path, cfg, seed, country, model, out_resp, out_cells, out_job, config):
-    from cultalign.provenance import write_sidecar
+def release_oeg(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
+                sampling: dict, calibration_items: int, embedding_model: str, subsample_n, seed: int):
+    """The OEG job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     from cultalign.retrieval import embeddings_for
-
-    from .common import template_hashes
-    from .evaluate import EVAL_TEMPLATES
 
     t_start = time.perf_counter()
     load_s = load_weights(client)
-    embed = embeddings_for(cfg["corpus"]["embedding_model"]).embed_documents
-    table, cells = run_release_oeg(client, release, _read_items(items_path), cfg, seed, country, model, embed,
-                                   config["retry"]["max_attempts"])
-    table.to_csv(out_resp, sep="\t", index=False)
-    cells.to_csv(out_cells, sep="\t", index=False)
-    _write_job(out_job, "oeg", client, t_start, load_s, cfg, {"oeg": cfg["oeg"]})
+    embed = embeddings_for(embedding_model).embed_documents
+    table, cells = run_release_oeg(client, release, read_items(items_path), country, country_name, model, primings,
+                                   sampling, calibration_items, embed, seed)
+    record = job_record("oeg", client, t_start, load_s, subsample_n, primings, oeg=sampling)
     v = table["valid"].astype(bool) if len(table) else pd.Series([], dtype=bool)
-    write_sidecar(out_resp, config=config, client=client, seed=seed, prompt_templates=template_hashes(EVAL_TEMPLATES),
-                  counts={"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())},
-                  extra={"release": str(release), "oeg": cfg["oeg"]})
-    return table, cells
+    counts = {"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())}
+    return table, cells, record, counts

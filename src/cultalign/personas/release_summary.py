@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .instruments import read_items
+
 
 def trait_scores(mcs: pd.DataFrame, oeg: pd.DataFrame) -> pd.DataFrame:
     """Mean expected Likert score (1-5) per model x method x country x instrument x priming x trait over
@@ -67,14 +69,9 @@ def run_totals(cells: pd.DataFrame, jobs: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _read_items(path) -> pd.DataFrame:
-    return pd.read_csv(path, sep="\t", dtype={"item_id": str}, keep_default_na=False)
-
-
-
-def summary_rule(mcs_files, oeg_files, out_traits, out_cells, out_totals, config):
-    """Inputs come in (table, cells, job) triples per model x country."""
-    from cultalign.provenance import write_sidecar
+def release_summary(mcs_files, oeg_files) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict]:
+    """(trait scores, per-cell run summary, run totals, sidecar counts) of the release run; the inputs
+    come in (table, cells, job) triples per model x country."""
 
     def triples(files):
         files = list(files)
@@ -83,7 +80,7 @@ def summary_rule(mcs_files, oeg_files, out_traits, out_cells, out_totals, config
     tables, cells, jobs = {"mcs": [], "oeg": []}, [], []
     for kind, files in (("mcs", mcs_files), ("oeg", oeg_files)):
         for table, cell, job in triples(files):
-            tables[kind].append(_read_items(table))
+            tables[kind].append(read_items(table))
             cells.append(pd.read_csv(cell, sep="\t"))
             j = json.loads(Path(job).read_text())
             jobs.append({"file": job, **{k: j[k] for k in ("method", "wall_s", "load_s")}})
@@ -97,10 +94,4 @@ def summary_rule(mcs_files, oeg_files, out_traits, out_cells, out_totals, config
     jobs_wall = float(jobs_df["wall_s"].sum()) if len(jobs_df) else math.nan
     totals = pd.concat([totals, pd.DataFrame([{"model": "all", "method": "all jobs (wall, incl. load)",
                                                "cells": len(jobs_df), "wall_s": jobs_wall}])], ignore_index=True)
-    traits.to_csv(out_traits, sep="\t", index=False)
-    cells_df.to_csv(out_cells, sep="\t", index=False)
-    totals.to_csv(out_totals, sep="\t", index=False)
-    for p in (out_traits, out_cells, out_totals):
-        write_sidecar(p, config=config, counts={"cells": len(cells_df), "jobs": len(jobs_df)},
-                      extra={"subsample": config["personas"]["release_eval"]["subsample"]})
-    return traits, cells_df, totals
+    return traits, cells_df, totals, {"cells": len(cells_df), "jobs": len(jobs_df)}
