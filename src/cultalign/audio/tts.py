@@ -90,7 +90,8 @@ def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         silence = tmp / "pause.wav"
-        _run(["sox", "-D", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence), "trim", "0", f"{pause_s}"])
+        _run(["sox", "-D", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence), "trim", "0",
+              f"{pause_s}"])
         parts, t = [], 0.0
         for i, line in enumerate(lines):
             voice, pitch = voices[line.speaker]

@@ -58,3 +58,14 @@ def matching_errors(path: str | Path) -> pd.DataFrame:
     rate, k, n = error_rate(df.issue.astype(int))
     return pd.DataFrame([("matching", "error_rate", "", rate), ("matching", "errors", "", k),
                          ("matching", "pairs", "", n)], columns=["table", "quantity", "class", "value"])
+
+
+def annotation_table(mapping: str | Path | None, matching: str | Path | None) -> pd.DataFrame:
+    """The validation rows of the given annotation files (none given: an empty table)."""
+    parts = []
+    if mapping:
+        parts.append(mapping_agreement(mapping))
+    if matching:
+        parts.append(matching_errors(matching))
+    cols = ["table", "quantity", "class", "value"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)

@@ -30,5 +30,6 @@ def audio_quality(transcript_sidecars: list[str], turns: list[str], reference_tu
     df = pd.DataFrame(rows)
     total = {"episode_id": "ALL", "audio_seconds": df["audio_seconds"].sum(), "wall_seconds": df["wall_seconds"].sum(),
              "real_time_factor": df["wall_seconds"].sum() / df["audio_seconds"].sum() if len(df) else np.nan,
-             "n_segments": df["n_segments"].sum(), "speaker_purity_vs_reference": df["speaker_purity_vs_reference"].mean()}
+             "n_segments": df["n_segments"].sum(),
+             "speaker_purity_vs_reference": df["speaker_purity_vs_reference"].mean()}
     return pd.concat([df, pd.DataFrame([total])], ignore_index=True)
