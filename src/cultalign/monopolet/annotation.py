@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.tables import read_tsv
 from ..stats.agreement import cohen_kappa
 from ..stats.classification import classification_table, error_rate
 
@@ -22,7 +23,7 @@ class AnnotationError(ValueError):
 
 
 def _read(path, required):
-    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    df = read_tsv(path, dtype=str)
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise AnnotationError(f"{path}: missing column(s) {missing}")

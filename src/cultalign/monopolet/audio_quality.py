@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.tables import read_tsv
+
 
 def audio_quality(transcript_sidecars: list[str], turns: list[str], reference_turns: list[str]) -> pd.DataFrame:
     """Real-time factor per episode and, for the demo, speaker purity vs the script's reference turns."""
@@ -23,7 +25,7 @@ def audio_quality(transcript_sidecars: list[str], turns: list[str], reference_tu
         t = json.loads(Path(side).read_text()).get("timing", {})
         purity = np.nan
         if ep in refs:
-            purity = speaker_purity(pd.read_csv(tp, sep="\t"), pd.read_csv(refs[ep], sep="\t"))
+            purity = speaker_purity(read_tsv(tp, empty_as_na=True), read_tsv(refs[ep], empty_as_na=True))
         rows.append({"episode_id": ep, "audio_seconds": t.get("audio_seconds"), "wall_seconds": t.get("wall_seconds"),
                      "real_time_factor": t.get("real_time_factor"), "n_segments": t.get("n_segments"),
                      "speaker_purity_vs_reference": purity})
