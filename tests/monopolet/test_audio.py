@@ -17,7 +17,7 @@ SHA = "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory):
     d = tmp_path_factory.mktemp("ep")
-    turns = synthesize("resources/demo/monopolet/scripts/demo_ep02.txt", d / "ep.wav", d / "ep.turns.tsv")
+    turns = synthesize("resources/demo/monopolet/scripts/demo_ep02.txt", d / "ep.wav", d / "ep.turns.tsv", speed=165)
     return d / "ep.wav", turns
 
 

@@ -88,7 +88,7 @@ def clip(tmp_path_factory):
     script.write_text("# voice A = da 40\n# voice B = da+f3 70\n"
                       "A: Hej og velkommen til programmet.\n"
                       "B: Tak skal du have, det er dejligt at være her.\n", encoding="utf-8")
-    turns = synthesize(script, d / "clip.wav", d / "clip.turns.tsv")
+    turns = synthesize(script, d / "clip.wav", d / "clip.turns.tsv", speed=165)
     return d / "clip.wav", turns
 
 

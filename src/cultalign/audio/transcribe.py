@@ -108,7 +108,7 @@ def transcribe(model, audio: str | Path, settings: WhisperSettings) -> tuple[pd.
     return df, timing
 
 
-def speech_clips(audio: str | Path, min_silence_ms: int = 250, max_speech_s: float = 25.0) -> list[float]:
+def speech_clips(audio: str | Path, min_silence_ms: int, max_speech_s: float = 25.0) -> list[float]:
     """[start, end, start, end, ...] seconds of speech regions (faster-whisper's bundled Silero VAD)."""
     from faster_whisper import decode_audio
     from faster_whisper.vad import VadOptions, get_speech_timestamps

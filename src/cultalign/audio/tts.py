@@ -77,7 +77,7 @@ def _duration(path: Path) -> float:
     return info.frames / info.samplerate
 
 
-def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *, speed: int = 165,
+def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *, speed: int,
                pause_s: float = 0.35) -> pd.DataFrame:
     """Speak ``script`` to ``out_wav`` (16 kHz mono) and write reference turns to ``out_turns`` (TSV)."""
     # sox -D everywhere: its default dither adds random noise when resampling, which

