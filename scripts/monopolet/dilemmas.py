@@ -1,20 +1,16 @@
-from cultalign.monopolet.extraction import ExtractionSettings, extract_dilemmas
-from cultalign.monopolet.prompts import template_hashes
-from cultalign.monopolet.shards import read_tsv, select
-from cultalign.provenance import write_sidecar
-from cultalign.smk import client_for, setup_logging
+from cultalign.core.job import Job
+from cultalign.core.shards import select
+from cultalign.core.tables import read_tsv
+from cultalign.models import open_client
+from cultalign.monopolet.extraction import DilemmaSettings, extract_dilemmas, usable_sections, validity_counts
+from cultalign.monopolet.prompts import PROMPTS
 
-log = setup_logging(snakemake)
-p = snakemake.params
-cfg = snakemake.config
-sections = read_tsv(snakemake.input.sections)
-sections = sections[sections["status"] == "ok"].reset_index(drop=True)
-part = select(sections, snakemake.wildcards.shard, p.n_shards)
-client = client_for(snakemake, p.model)
-out = extract_dilemmas(client, part, ExtractionSettings.from_config(dict(p.settings)), cfg["seed"],
-                       max_attempts=cfg["retry"]["max_attempts"])
-out.to_csv(snakemake.output[0], sep="\t", index=False)
-counts = {"dilemmas": len(out), "valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum())}
-write_sidecar(snakemake.output[0], config=cfg, client=client, seed=cfg["seed"],
-              prompt_templates=template_hashes("extract_dilemma"), counts=counts)
-log.info("%s %s", counts, client.stats)
+job = Job(snakemake)
+sections = usable_sections(read_tsv(job.input.sections, empty_as_na=True))
+part = select(sections, job.wildcards.shard, job.params.n_shards)
+client = open_client(job)
+out = extract_dilemmas(client, part, DilemmaSettings.from_config(job.params), job.seed)
+counts = validity_counts(out, "dilemmas")
+job.write_table(out, job.output[0], client=client, seed=job.seed, prompt_templates=PROMPTS.hashes("extract_dilemma"),
+                counts=counts)
+job.log.info("%s %s", counts, client.stats)

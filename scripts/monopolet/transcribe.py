@@ -1,19 +1,17 @@
 import json
 
 from cultalign.audio.transcribe import WhisperSettings, load_model, transcribe
-from cultalign.provenance import file_hash, write_sidecar
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
+from cultalign.core.provenance import file_hash
 
-log = setup_logging(snakemake)
-settings = WhisperSettings.from_config(dict(snakemake.params.settings))
-settings.cpu_threads = snakemake.threads
-model = load_model(snakemake.input.model, settings)
-segments, timing = transcribe(model, snakemake.input.audio, settings)
-segments.to_csv(snakemake.output.segments, sep="\t", index=False)
-write_sidecar(snakemake.output.segments, config=snakemake.config,
-              counts={"segments": len(segments), "empty_segments": int((segments["text"] == "").sum())},
-              extra={"whisper": {"folder": snakemake.input.model,
-                                 "config_hash": file_hash(f"{snakemake.input.model}/config.json"),
-                                 "settings": settings.__dict__},
-                     "timing": timing})
-log.info("%s", json.dumps(timing))
+job = Job(snakemake)
+settings = WhisperSettings.from_config({**dict(job.params.items()), "cpu_threads": job.threads})
+model = load_model(job.input.model, settings)
+segments, timing = transcribe(model, job.input.audio, settings)
+job.write_table(segments, job.output.segments,
+                counts={"segments": len(segments), "empty_segments": int((segments["text"] == "").sum())},
+                extra={"whisper": {"folder": job.input.model,
+                                   "config_hash": file_hash(f"{job.input.model}/config.json"),
+                                   "settings": settings.__dict__},
+                       "timing": timing})
+job.log.info("%s", json.dumps(timing))

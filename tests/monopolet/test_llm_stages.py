@@ -7,14 +7,17 @@ import pytest
 from cultalign.models import SamplingParams
 from cultalign.monopolet.answers import generate_answers
 from cultalign.monopolet.embeddings import E5Embeddings
-from cultalign.monopolet.extraction import ExtractionSettings, extract_dilemmas, extract_solutions
-from cultalign.monopolet.mapping import MappingSettings, map_summaries
-from cultalign.monopolet.matching import JudgeSettings, PrefilterSettings, candidate_pairs, judge_pairs, prefilter
+from cultalign.monopolet.extraction import DilemmaSettings, ExtractionSettings, extract_dilemmas, extract_solutions
+from cultalign.monopolet.mapping import map_summaries
+from cultalign.monopolet.matching import candidate_pairs, judge_pairs, prefilter
 from cultalign.monopolet.text import make_chunks, sentence_table
+from monopolet_settings import judge_settings, mapping_settings, prefilter_settings
 
 pytestmark = pytest.mark.slow
 
-SETTINGS = ExtractionSettings(max_new_tokens=96, max_solutions=3, max_action_chars=60, max_dilemma_chars=240)
+DILEMMA = DilemmaSettings(temperature=0.0, max_new_tokens=96, max_dilemma_chars=240)
+SETTINGS = ExtractionSettings(temperature=0.0, max_new_tokens=96, max_solutions=3, max_action_chars=60,
+                              postprocess=True)
 
 
 @pytest.fixture(scope="module")
@@ -36,12 +39,13 @@ def test_e5_adapter_is_a_langchain_embeddings(emb):
 
 def test_mapping_finds_intro_chunk(smollm2_client, emb):
     seg = pd.DataFrame({"start": range(6), "end": range(1, 7), "speaker": ["V"] * 6, "text": [
-        "Velkommen til programmet.", "I dag har vi et panel.", "Første dilemma handler om naboen, der spiller høj musik.",
+        "Velkommen til programmet.", "I dag har vi et panel.",
+        "Første dilemma handler om naboen, der spiller høj musik.",
         "Panelet synes, hun skal banke på.", "Næste dilemma handler om en cykel.", "Tak for i dag."]})
     s = sentence_table(seg)
     ch = make_chunks(s, 1, 1)
     summ = pd.DataFrame({"dilemma_id": ["d0"], "summary": ["Naboen spiller høj musik om aftenen."]})
-    m = map_summaries(summ, ch, None, emb, smollm2_client, MappingSettings())
+    m = map_summaries(summ, ch, None, emb, smollm2_client, mapping_settings())
     assert m.first_sentence.iloc[0] in range(6) and m.method.iloc[0] != "unmapped"
     assert smollm2_client.stats["model_requests"] >= 1
 
@@ -49,32 +53,36 @@ def test_mapping_finds_intro_chunk(smollm2_client, emb):
 def test_dilemma_solutions_answers_and_judge(smollm2_client, emb):
     sec = pd.DataFrame({"dilemma_id": ["d0"], "episode_id": ["e"], "summary": ["Naboen spiller høj musik."],
                         "section": ["VAERT: Min nabo spiller høj musik hver aften. Hvad gør jeg?\n"
-                                    "ANNA: Du skal banke på og tale med naboen.\nPETER: Du skal ikke ringe til politiet."]})
-    d = extract_dilemmas(smollm2_client, sec, SETTINGS, seed=1, max_attempts=2)
+                                    "ANNA: Du skal banke på og tale med naboen.\n"
+                                    "PETER: Du skal ikke ringe til politiet."]})
+    d = extract_dilemmas(smollm2_client, sec, DILEMMA, seed=1, max_attempts=2)
     assert len(d) == 1 and d.attempts.iloc[0] >= 1
     d["dilemma"] = d["dilemma"].where(d["valid"], sec["summary"])
     d["valid"] = True
     items = d.assign(response=sec["section"])
-    sols, status = extract_solutions(smollm2_client, items, "extract_solutions_panel", SETTINGS, seed=1, max_attempts=2)
+    sols, status = extract_solutions(smollm2_client, items, "extract_solutions_panel", SETTINGS, seed=1,
+                                     max_attempts=2)
     assert len(status) == 1 and {"valid", "n_solutions", "raw"} <= set(status.columns)
     assert status.n_solutions.iloc[0] == len(sols)
     ans = generate_answers(smollm2_client, d, SamplingParams(max_new_tokens=32, seed=1), max_attempts=2)
     assert len(ans) == 1 and ans.n_words.iloc[0] > 0
-    cand = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1], "action": ["Bank på hos naboen", "Køb ørepropper"],
-                         "stance": ["advised", "advised"]})
-    ref = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1], "action": ["Tal med naboen", "Ring til politiet"],
-                        "stance": ["advised", "advised"]})
-    pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.99, top_k=0))
+    cand = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1],
+                         "action": ["Bank på hos naboen", "Køb ørepropper"], "stance": ["advised", "advised"]})
+    ref = pd.DataFrame({"dilemma_id": ["d0", "d0"], "solution": [0, 1],
+                        "action": ["Tal med naboen", "Ring til politiet"], "stance": ["advised", "advised"]})
+    pairs = prefilter(candidate_pairs(cand, ref), emb, prefilter_settings(min_similarity=0.99, top_k=0))
     assert len(pairs) == 4 and not pairs.judge.any()  # nothing reaches 0.99: every pair skipped
-    pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.99, top_k=1))
-    assert pairs.judge.sum() == 2 and pairs[pairs.judge].solution_cand.tolist() == [0, 1]  # best reference per candidate
+    pairs = prefilter(candidate_pairs(cand, ref), emb, prefilter_settings(min_similarity=0.99, top_k=1))
+    # best reference per candidate
+    assert pairs.judge.sum() == 2 and pairs[pairs.judge].solution_cand.tolist() == [0, 1]
     kept = pairs[pairs.judge & (pairs.solution_cand == 0)]
     assert kept.action_ref.tolist() == ["Tal med naboen"]  # knocking on the door ~ talking to the neighbour
-    pairs = prefilter(candidate_pairs(cand, ref), emb, PrefilterSettings(min_similarity=0.93, top_k=0))
+    pairs = prefilter(candidate_pairs(cand, ref), emb, prefilter_settings(min_similarity=0.93, top_k=0))
     assert pairs.judge.sum() == 1 and pairs[pairs.judge].action_ref.iloc[0] == "Tal med naboen"
-    out = judge_pairs(smollm2_client, pairs, {"d0": d.dilemma.iloc[0]}, JudgeSettings(max_new_tokens=120, max_reason_chars=40),
-                      seed=1, max_attempts=2)
+    out = judge_pairs(smollm2_client, pairs, {"d0": d.dilemma.iloc[0]},
+                      judge_settings(max_new_tokens=120, max_reason_chars=40), seed=1, max_attempts=2)
     judged = out[out.judged]
     assert len(judged) == 1 and set(out.match) <= {0, 1}
     if judged.valid.iloc[0]:
-        assert judged.match.iloc[0] == int(not judged[[f"{r}_violated" for r in ("order", "semantics", "conditions", "entities")]].any(axis=1).iloc[0])
+        violated = [f"{r}_violated" for r in ("order", "semantics", "conditions", "entities")]
+        assert judged.match.iloc[0] == int(not judged[violated].any(axis=1).iloc[0])

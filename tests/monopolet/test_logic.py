@@ -8,7 +8,8 @@ import pytest
 
 from cultalign.monopolet.episodes import ManifestError, load_manifest
 from cultalign.monopolet.extraction import clean_solutions, normalise_negation
-from cultalign.monopolet.mapping import cut_sections, drop_longest
+from cultalign.monopolet.gathering import drop_longest
+from cultalign.monopolet.mapping import cut_sections
 from cultalign.monopolet.metrics import agreement_per_dilemma, summarise, weighted_topic_scores
 from cultalign.monopolet.response_stats import count_features
 from cultalign.monopolet.text import find_prize_start, make_chunks, sentence_table, split_sentences
@@ -61,7 +62,8 @@ def test_chunks_overlap_by_stride_one():
 
 
 def test_prize_found_only_in_tail():
-    texts = ["Vi taler om en T-shirt i starten."] + [f"Dilemma {i}." for i in range(10)] + ["Ugens T-shirt går til Louise.", "Tak."]
+    texts = (["Vi taler om en T-shirt i starten."] + [f"Dilemma {i}." for i in range(10)]
+             + ["Ugens T-shirt går til Louise.", "Tak."])
     s = _sentences(texts)
     assert find_prize_start(s, ["t-shirt", "præmie"], 0.25) == 11
     assert find_prize_start(s, ["cykel"], 0.25) is None
@@ -94,7 +96,8 @@ def test_clean_solutions_dedups_after_normalisation():
     out = clean_solutions([{"action": "Ring til ham", "stance": "not_advised"},
                            {"action": "Du skal ikke ring til ham", "stance": "advised"},
                            {"action": "Tal med naboen.", "stance": "advised"}])
-    assert [(s["action"], s["stance"]) for s in out] == [("Ring til ham", "not_advised"), ("Tal med naboen.", "advised")]
+    assert [(s["action"], s["stance"]) for s in out] == [("Ring til ham", "not_advised"),
+                                                         ("Tal med naboen.", "advised")]
 
 
 def test_saa_eaa_by_hand():
@@ -148,7 +151,7 @@ def test_topic_vectorizer_danish_stop_words_and_small_sets():
 
     docs = ["Naboen spiller musik og børnene kan ikke sove", "Svigermor kommer på besøg og bliver til aften",
             "Kollegaen låner cyklen og siger ikke tak"]
-    v = topic_vectorizer(len(docs), min_df=10)  # capped: 3 documents keep a vocabulary
+    v = topic_vectorizer(len(docs), min_df=10, stop_words="da")  # capped: 3 documents keep a vocabulary
     vocab = set(v.fit(docs).get_feature_names_out())
     assert {"naboen", "cyklen", "svigermor"} <= vocab
     assert not {"og", "ikke", "på", "til"} & vocab  # Danish stop words removed

@@ -10,7 +10,6 @@ from cultalign.models import ParsedResult
 from cultalign.monopolet.judge_eval import NEGATIVE, POSITIVE, confusion, labelled_pairs
 from cultalign.monopolet.matching import (
     RULES,
-    JudgeSettings,
     candidate_pairs,
     decision_counts,
     identical_actions,
@@ -22,6 +21,7 @@ from cultalign.monopolet.matching import (
     prompt_hashes,
 )
 from cultalign.monopolet.metrics import agreement_per_dilemma
+from monopolet_settings import judge_settings
 
 
 class FakeJudgeClient:
@@ -85,7 +85,7 @@ def test_decision_column_identical_prefilter_and_judge():
     # and (cand 2, ref 0); every other pair goes on
     p["judge"] = ~(((p.solution_cand == 1) & (p.solution_ref == 0)) | ((p.solution_cand == 2) & (p.solution_ref == 0)))
     fake = FakeJudgeClient()
-    out = judge_pairs(fake, p, {"d": "Naboen larmer."}, JudgeSettings(few_shot=False), seed=1)
+    out = judge_pairs(fake, p, {"d": "Naboen larmer."}, judge_settings(few_shot=False), seed=1)
     got = {(r.solution_cand, r.solution_ref): (r.decision, r.match, r.judged) for r in out.itertuples()}
     assert got == {
         (0, 0): ("identical", 1, False),         # same text up to punctuation
@@ -103,7 +103,7 @@ def test_decision_column_identical_prefilter_and_judge():
 def test_judge_verdict_all_rules_hold_is_a_match():
     cand, ref = _pairs()
     p = candidate_pairs(cand, ref).assign(judge=True)
-    out = judge_pairs(FakeJudgeClient(failing_rules=()), p, {}, JudgeSettings(few_shot=False), seed=1)
+    out = judge_pairs(FakeJudgeClient(failing_rules=()), p, {}, judge_settings(few_shot=False), seed=1)
     assert out.loc[out.decision == "judge", "match"].eq(1).all()
 
 
@@ -111,7 +111,7 @@ def test_shortcut_off_sends_identical_pairs_to_the_judge():
     cand, ref = _pairs()
     p = candidate_pairs(cand, ref).assign(judge=True)
     fake = FakeJudgeClient()
-    out = judge_pairs(fake, p, {}, JudgeSettings(identical_shortcut=False, few_shot=False), seed=1)
+    out = judge_pairs(fake, p, {}, judge_settings(identical_shortcut=False, few_shot=False), seed=1)
     assert len(fake.asked) == len(p) and set(out.decision) == {"judge"} and out.match.sum() == 0
     assert decision_counts(out) == {"identical": 0, "prefilter_reject": 0, "judge": len(p)}
 
@@ -119,7 +119,7 @@ def test_shortcut_off_sends_identical_pairs_to_the_judge():
 def test_no_pairs():
     cand, ref = _pairs()
     p = candidate_pairs(cand.iloc[:0], ref).assign(judge=pd.Series(dtype=bool))
-    out = judge_pairs(FakeJudgeClient(), p, {}, JudgeSettings(), seed=1)
+    out = judge_pairs(FakeJudgeClient(), p, {}, judge_settings(), seed=1)
     assert out.empty and "decision" in out.columns and decision_counts(out) == dict.fromkeys(
         ("identical", "prefilter_reject", "judge"), 0)
 
@@ -135,7 +135,7 @@ def test_identical_pairs_make_demo_like_agreement_non_degenerate():
                         "action": ["Tal med naboen", "Tal med chefen", "Skriv til naboen"],
                         "stance": ["advised", "not_advised", "advised"]})
     p = candidate_pairs(cand, ref).assign(judge=True)
-    out = judge_pairs(FakeJudgeClient(failing_rules=RULES), p, {}, JudgeSettings(few_shot=False), seed=1)
+    out = judge_pairs(FakeJudgeClient(failing_rules=RULES), p, {}, judge_settings(few_shot=False), seed=1)
     per = agreement_per_dilemma(out, cand.groupby("dilemma_id").size(), ref.groupby("dilemma_id").size())
     d0 = per.set_index("dilemma_id").loc["d0"]
     assert (d0.agree, d0.conflict) == (1, 1) and d0.SAA == pytest.approx(0.25) and d0.EAA == pytest.approx(0.5)
@@ -143,17 +143,17 @@ def test_identical_pairs_make_demo_like_agreement_non_degenerate():
 
 
 def test_worked_examples_fit_the_schema_and_make_the_chat():
-    s = JudgeSettings(few_shot=True)
+    s = judge_settings(few_shot=True)
     ex = judge_examples(s)
     assert len(ex) >= 1 and {e["answer"]["semantics"]["holds"] for e in ex} == {True, False}
     msgs = judge_messages("Dilemma", "A", "B", s)
     assert [m["role"] for m in msgs] == ["user", "assistant"] * len(ex) + ["user"]
     assert "Solution A: A" in msgs[-1]["content"] and "Solution B: B" in msgs[-1]["content"]
-    assert len(judge_messages("Dilemma", "A", "B", JudgeSettings(few_shot=False))) == 1
+    assert len(judge_messages("Dilemma", "A", "B", judge_settings(few_shot=False))) == 1
     assert list(judge_schema(s)["properties"]) == list(RULES)
     assert list(judge_schema(s)["properties"]["order"]["properties"]) == ["reasoning", "holds"]  # reasoning first
     with pytest.raises(ValueError, match=r"judge_match_examples.json\[0\].*max_reason_chars"):
-        judge_examples(JudgeSettings(max_reason_chars=10))
+        judge_examples(judge_settings(max_reason_chars=10))
     assert set(prompt_hashes()) == {"judge_match", "judge_match_examples"}
 
 
@@ -184,7 +184,7 @@ def test_real_judge_identical_pairs_by_rule_and_schema_valid_verdicts(smollm2_cl
     ref = pd.DataFrame({"dilemma_id": ["d"], "solution": [0], "action": ["Tal med naboen om musikken"],
                         "stance": ["advised"]})
     p = candidate_pairs(cand, ref).assign(judge=True)
-    s = JudgeSettings(max_new_tokens=224, max_reason_chars=60)
+    s = judge_settings(max_new_tokens=224, max_reason_chars=60)
     out = judge_pairs(smollm2_client, p, {"d": "Naboen spiller høj musik hver aften."}, s, seed=3, max_attempts=2)
     assert out.decision.tolist() == ["identical", "identical", "judge", "judge"]
     assert out.match.tolist()[:2] == [1, 1]

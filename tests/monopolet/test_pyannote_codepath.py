@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cultalign.audio.diarize import TURN_COLUMNS, DiarizationSettings, diarize, load_pyannote_pipeline, merge_speakers
+from cultalign.audio.diarize import TURN_COLUMNS, diarize, load_pyannote_pipeline, merge_speakers
 from cultalign.audio.tts import synthesize
+from monopolet_settings import diarization_settings
 
 pytestmark = pytest.mark.slow
 os.environ["PYANNOTE_METRICS_ENABLED"] = "0"
@@ -87,7 +88,7 @@ def clip(tmp_path_factory):
     script.write_text("# voice A = da 40\n# voice B = da+f3 70\n"
                       "A: Hej og velkommen til programmet.\n"
                       "B: Tak skal du have, det er dejligt at være her.\n", encoding="utf-8")
-    turns = synthesize(script, d / "clip.wav", d / "clip.turns.tsv")
+    turns = synthesize(script, d / "clip.wav", d / "clip.turns.tsv", speed=165)
     return d / "clip.wav", turns
 
 
@@ -100,7 +101,7 @@ def test_pyannote_codepath_random_local_pipeline(tmp_path, clip):
     assert isinstance(pipeline, SpeakerDiarization)
     assert pipeline.klustering == "VBxClustering"
 
-    settings = DiarizationSettings(backend="pyannote", pipeline=str(root), token_env=None, num_speakers=2)
+    settings = diarization_settings(backend="pyannote", pipeline=str(root), token_env=None, num_speakers=2)
     turns = diarize(wav, settings)
     assert list(turns.columns) == TURN_COLUMNS
     assert len(turns) >= 1

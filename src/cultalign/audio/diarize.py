@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -26,19 +26,22 @@ TURN_COLUMNS = ["speaker", "start", "end"]
 
 @dataclass
 class DiarizationSettings:
-    backend: str = "resemblyzer"
-    pipeline: str | None = None  # pyannote: local folder with config.yaml, or a hub id at paper scale
-    token_env: str | None = "HF_TOKEN"
-    num_speakers: int | None = None  # None: from the manifest (guests + host) when known
-    rate: float = 4.0  # resemblyzer: embeddings per second
-    distance_threshold: float = 0.35  # resemblyzer: cosine distance when the number of speakers is unknown
+    """Config ``monopolet.diarization`` (the backend's keys), the number of speakers, and two
+    resemblyzer constants."""
+
+    backend: str
+    pipeline: str | None  # pyannote: local folder with config.yaml, or a hub id at paper scale
+    token_env: str | None
+    rate: float  # resemblyzer: embeddings per second
+    distance_threshold: float  # resemblyzer: cosine distance when the number of speakers is unknown
+    num_speakers: int | None  # None: unknown (resemblyzer clusters by distance_threshold)
     min_turn_s: float = 0.5
     energy_floor_db: float = -45.0
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "DiarizationSettings":
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in cfg.items() if k in known})
+    def from_config(cls, section) -> "DiarizationSettings":
+        """From a mapping holding every field without a default."""
+        return cls(**{f.name: section[f.name] for f in fields(cls) if f.default is MISSING})
 
 
 def load_wav16k(path: str | Path) -> np.ndarray:

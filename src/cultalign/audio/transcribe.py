@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 
 import pandas as pd
@@ -51,21 +51,24 @@ def probe_audio(path: str | Path) -> float:
 
 @dataclass
 class WhisperSettings:
-    language: str = "da"
-    beam_size: int = 1
-    temperature: float = 0.0
-    vad_filter: bool = False
-    vad_clips: bool = True
-    min_silence_ms: int = 250
-    compute_type: str = "int8"
-    cpu_threads: int = 2
-    device: str = "auto"
+    """Decoding settings: config ``monopolet.transcription`` (``cpu_threads``: the job's threads),
+    then two faster-whisper options the study keeps off."""
+
+    language: str
+    beam_size: int
+    temperature: float
+    vad_clips: bool
+    min_silence_ms: int
+    compute_type: str
+    cpu_threads: int
+    device: str
+    vad_filter: bool = False  # faster-whisper's own VAD filter; the study decodes VAD clips instead
     condition_on_previous_text: bool = False
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "WhisperSettings":
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in cfg.items() if k in known})
+    def from_config(cls, section) -> "WhisperSettings":
+        """From a mapping holding every config field (the two options keep their values)."""
+        return cls(**{f.name: section[f.name] for f in fields(cls) if f.default is MISSING})
 
 
 def load_model(model_dir: str | Path, settings: WhisperSettings):
@@ -105,7 +108,7 @@ def transcribe(model, audio: str | Path, settings: WhisperSettings) -> tuple[pd.
     return df, timing
 
 
-def speech_clips(audio: str | Path, min_silence_ms: int = 250, max_speech_s: float = 25.0) -> list[float]:
+def speech_clips(audio: str | Path, min_silence_ms: int, max_speech_s: float = 25.0) -> list[float]:
     """[start, end, start, end, ...] seconds of speech regions (faster-whisper's bundled Silero VAD)."""
     from faster_whisper import decode_audio
     from faster_whisper.vad import VadOptions, get_speech_timestamps

@@ -77,7 +77,7 @@ def _duration(path: Path) -> float:
     return info.frames / info.samplerate
 
 
-def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *, speed: int = 165,
+def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *, speed: int,
                pause_s: float = 0.35) -> pd.DataFrame:
     """Speak ``script`` to ``out_wav`` (16 kHz mono) and write reference turns to ``out_turns`` (TSV)."""
     # sox -D everywhere: its default dither adds random noise when resampling, which
@@ -90,8 +90,8 @@ def synthesize(script: str | Path, out_wav: str | Path, out_turns: str | Path, *
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         silence = tmp / "pause.wav"
-        _run(["sox", "-D", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence),
-              "trim", "0", f"{pause_s}"])
+        _run(["sox", "-D", "-n", "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16", str(silence), "trim", "0",
+              f"{pause_s}"])
         parts, t = [], 0.0
         for i, line in enumerate(lines):
             voice, pitch = voices[line.speaker]

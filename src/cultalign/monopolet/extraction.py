@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
 
@@ -19,21 +19,44 @@ from .prompts import render
 STANCES = ("advised", "not_advised")
 
 
-@dataclass
-class ExtractionSettings:
-    max_new_tokens: int = 256
-    max_solutions: int = 12
-    max_action_chars: int = 160
-    max_dilemma_chars: int = 1500
-    temperature: float = 0.0
-    postprocess: bool = True
+@dataclass(frozen=True)
+class DilemmaSettings:
+    """Full-form dilemma extraction: the keys of config ``monopolet.extraction`` this stage uses."""
+
+    temperature: float
+    max_new_tokens: int
+    max_dilemma_chars: int
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "ExtractionSettings":
-        return cls(**{k: v for k, v in cfg.items() if k in cls.__dataclass_fields__})
+    def from_config(cls, section) -> "DilemmaSettings":
+        """From a mapping (a config section, or a rule's params) holding every field."""
+        return cls(**{f.name: section[f.name] for f in fields(cls)})
+
+    def sampling(self, seed: int) -> SamplingParams:
+        return SamplingParams.from_config(asdict(self), seed)
 
 
-def dilemma_schema(s: ExtractionSettings) -> dict:
+@dataclass(frozen=True)
+class ExtractionSettings:
+    """Solution extraction and its post-processing pass: the keys of config
+    ``monopolet.extraction`` this stage uses."""
+
+    temperature: float
+    max_new_tokens: int
+    max_solutions: int
+    max_action_chars: int
+    postprocess: bool
+
+    @classmethod
+    def from_config(cls, section) -> "ExtractionSettings":
+        """From a mapping (a config section, or a rule's params) holding every field."""
+        return cls(**{f.name: section[f.name] for f in fields(cls)})
+
+    def sampling(self, seed: int) -> SamplingParams:
+        return SamplingParams.from_config(asdict(self), seed)
+
+
+def dilemma_schema(s: DilemmaSettings) -> dict:
     return {"type": "object", "additionalProperties": False, "required": ["dilemma"],
             "properties": {"dilemma": {"type": "string", "minLength": 10, "maxLength": s.max_dilemma_chars}}}
 
@@ -46,13 +69,15 @@ def solutions_schema(s: ExtractionSettings) -> dict:
             "properties": {"solutions": {"type": "array", "maxItems": s.max_solutions, "items": item}}}
 
 
-def _params(s: ExtractionSettings, seed: int) -> SamplingParams:
-    return SamplingParams(temperature=s.temperature, max_new_tokens=s.max_new_tokens, seed=seed)
+def usable_sections(sections: pd.DataFrame) -> pd.DataFrame:
+    """The sections a dilemma is extracted from (status ``ok``), in table order."""
+    return sections[sections["status"] == "ok"].reset_index(drop=True)
 
 
-def extract_dilemmas(client, sections: pd.DataFrame, settings: ExtractionSettings, seed: int,
-                     max_attempts: int = 3) -> pd.DataFrame:
-    reqs = [ChatRequest.make(render("extract_dilemma", summary=r.summary, section=r.section), _params(settings, seed))
+def extract_dilemmas(client, sections: pd.DataFrame, settings: DilemmaSettings, seed: int,
+                     max_attempts: int | None = None) -> pd.DataFrame:
+    params = settings.sampling(seed)
+    reqs = [ChatRequest.make(render("extract_dilemma", summary=r.summary, section=r.section), params)
             for r in sections.itertuples()]
     res = client.generate_json(reqs, dilemma_schema(settings), max_attempts=max_attempts)
     out = sections[["dilemma_id", "episode_id", "summary"]].copy()
@@ -61,6 +86,11 @@ def extract_dilemmas(client, sections: pd.DataFrame, settings: ExtractionSetting
     out["attempts"] = [r.n_attempts for r in res]
     out["raw"] = [r.raw for r in res]
     return out
+
+
+def validity_counts(out: pd.DataFrame, rows: str) -> dict[str, int]:
+    """``{rows: n, "valid": ..., "invalid": ...}`` of a table with a boolean ``valid`` column."""
+    return {rows: len(out), "valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum())}
 
 
 # -- negation normalisation (deterministic, Danish) ----------------------------
@@ -108,23 +138,40 @@ def clean_solutions(sols: list[dict]) -> list[dict]:
     return out
 
 
+def solution_items(dilemmas: pd.DataFrame, responses: pd.DataFrame, agent: str) -> tuple[pd.DataFrame, str]:
+    """The (dilemma_id, dilemma, response) items of an agent and the prompt that extracts their
+    solutions: the panel's responses are its sections (status ``ok``), a model's its valid answers."""
+    dilemmas = dilemmas[dilemmas["valid"].astype(bool)][["dilemma_id", "dilemma"]]
+    if agent == "panel":
+        resp = responses[responses["status"] == "ok"][["dilemma_id", "section"]].rename(
+            columns={"section": "response"})
+        prompt = "extract_solutions_panel"
+    else:
+        resp = responses[responses["valid"].astype(bool)][["dilemma_id", "answer"]].rename(
+            columns={"answer": "response"})
+        prompt = "extract_solutions_answer"
+    return dilemmas.merge(resp, on="dilemma_id"), prompt
+
+
 def extract_solutions(client, items: pd.DataFrame, prompt: str, settings: ExtractionSettings, seed: int,
-                      max_attempts: int = 3) -> tuple[pd.DataFrame, pd.DataFrame]:
+                      max_attempts: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """items: dilemma_id, dilemma, response.  Returns (solutions, per-dilemma status)."""
     schema = solutions_schema(settings)
-    reqs = [ChatRequest.make(render(prompt, dilemma=r.dilemma, response=r.response), _params(settings, seed))
+    params = settings.sampling(seed)
+    reqs = [ChatRequest.make(render(prompt, dilemma=r.dilemma, response=r.response), params)
             for r in items.itertuples()]
     first = client.generate_json(reqs, schema, max_attempts=max_attempts)
     raw_lists = [clean_solutions(r.value["solutions"]) if r.valid else [] for r in first]
     post_valid = [None] * len(items)
     final_lists = list(raw_lists)
     if settings.postprocess:
-        todo = [i for i, l in enumerate(raw_lists) if l]
+        todo = [i for i, sols in enumerate(raw_lists) if sols]
         preqs = [ChatRequest.make(render("postprocess_solutions", dilemma=items["dilemma"].iloc[i],
-                                         solutions=json.dumps({"solutions": [{"action": s["action"], "stance": s["stance"]}
+                                         solutions=json.dumps({"solutions": [{"action": s["action"],
+                                                                              "stance": s["stance"]}
                                                                              for s in raw_lists[i]]},
                                                               ensure_ascii=False)),
-                                  _params(settings, seed)) for i in todo]
+                                  params) for i in todo]
         post = client.generate_json(preqs, schema, max_attempts=max_attempts) if preqs else []
         for i, r in zip(todo, post):
             post_valid[i] = r.valid
@@ -144,6 +191,19 @@ def extract_solutions(client, items: pd.DataFrame, prompt: str, settings: Extrac
                        "n_solutions": len(final_lists[i]), "raw": first[i].raw})
     return (pd.DataFrame(sol_rows, columns=["dilemma_id", "solution", "action", "stance", "negation_normalised"]),
             pd.DataFrame(status))
+
+
+def solutions_table(sols: pd.DataFrame, status: pd.DataFrame, agent: str) -> tuple[pd.DataFrame, dict[str, int]]:
+    """One row per (agent, dilemma) with its solutions as a JSON list (``solutions_io``), and its counts."""
+    status = status.copy()
+    status.insert(1, "agent", agent)
+    status["solutions"] = [json.dumps(sols[sols["dilemma_id"] == d][["action", "stance", "negation_normalised"]]
+                                      .to_dict("records"), ensure_ascii=False) for d in status["dilemma_id"]]
+    counts = {"dilemmas": len(status), "valid": int(status["valid"].sum()) if len(status) else 0,
+              "invalid": int((~status["valid"]).sum()) if len(status) else 0,
+              "postprocess_invalid": int((status["postprocess_valid"] == False).sum()) if len(status) else 0,  # noqa: E712
+              "solutions": len(sols), "negations_normalised": int(sols["negation_normalised"].sum())}
+    return status, counts
 
 
 def _fuzzy_in(action: str, allowed: set[str]) -> bool:

@@ -21,6 +21,11 @@ def _heatmap(ax, mat: pd.DataFrame, fmt="{:.3f}"):
     return im
 
 
+def scale_note(scale: str) -> str:
+    """Title note of a figure made at config ``scale`` (demo inputs are marked)."""
+    return "(demo inputs)" if scale == "demo" else ""
+
+
 def figure5(agreement: pd.DataFrame, out: str, title_note: str = "") -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     metrics = ["EAA", "SAA", "AVG"]

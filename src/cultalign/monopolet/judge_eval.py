@@ -187,7 +187,8 @@ def evaluate(client, settings: JudgeSettings, seed: int, max_attempts: int = 3,
                "by_language": {k: confusion(g) for k, g in out.groupby("language", sort=False)},
                "decisions": {k: int(v) for k, v in out["decision"].value_counts().items()},
                "rule_violated_rate_on_positives": {
-                   r: round(float(out.loc[(out["expected"] == 1) & out["judged"], f"{r}_violated"].astype(float).mean()), 3)
+                   r: round(float(out.loc[(out["expected"] == 1) & out["judged"], f"{r}_violated"]
+                                  .astype(float).mean()), 3)
                    for r in RULES}}
     return out, summary
 

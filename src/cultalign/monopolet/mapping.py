@@ -16,13 +16,14 @@ introduces it, then cut the transcript into one section per dilemma.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 
 from ..models import ScoreItem
 from .prompts import render
+from .text import find_prize_start, make_chunks, sentence_table
 
 log = logging.getLogger(__name__)
 YES, NO = "Ja", "Nej"
@@ -30,12 +31,15 @@ YES, NO = "Ja", "Nej"
 
 @dataclass
 class MappingSettings:
-    yes_threshold: float = 0.5
-    fallback: str = "embedding"  # embedding | drop
+    """Config ``monopolet.mapping`` without the model (the rule's ``llm``)."""
+
+    yes_threshold: float
+    fallback: str  # embedding | drop
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "MappingSettings":
-        return cls(**{k: v for k, v in cfg.items() if k in cls.__dataclass_fields__})
+    def from_config(cls, section) -> "MappingSettings":
+        """From a mapping (the config section, or a rule's params) holding every field."""
+        return cls(**{f.name: section[f.name] for f in fields(cls)})
 
 
 def _p_yes(client, summary: str, chunks: list[str]) -> list[float]:
@@ -117,12 +121,22 @@ def cut_sections(mapping: pd.DataFrame, sentences: pd.DataFrame, prize_start: in
     return pd.DataFrame(rows)
 
 
-def drop_longest(sections: pd.DataFrame, fraction: float) -> pd.DataFrame:
-    """Mark the longest ``fraction`` of usable sections (by words) as ``dropped_longest``."""
-    out = sections.copy()
-    ok = out[out["status"] == "ok"]
-    k = int(np.floor(len(ok) * fraction))
-    if k > 0:
-        idx = ok.sort_values("n_words", ascending=False).index[:k]
-        out.loc[idx, "status"] = "dropped_longest"
-    return out
+def episode_sections(transcript: pd.DataFrame, summaries: pd.DataFrame, episode_id: str, embedder, client,
+                     settings: MappingSettings, chunk_sentences: int, prize_keywords: list[str],
+                     prize_tail_fraction: float) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """Sections of one episode from its speaker-labelled transcript and the manifest's summaries
+    (all episodes'; this episode's are taken): (sections, chunks, counts)."""
+    transcript = transcript.assign(text=transcript["text"].fillna(""))
+    summaries = summaries[summaries["episode_id"] == episode_id]
+    sentences = sentence_table(transcript)
+    chunks = make_chunks(sentences, size=chunk_sentences, stride=1)
+    prize = find_prize_start(sentences, list(prize_keywords), prize_tail_fraction)
+    mapping = map_summaries(summaries, chunks, prize, embedder, client, settings)
+    sections = cut_sections(mapping, sentences, prize, episode_id)
+    sections["valid"] = sections["status"] == "ok"
+    chunks["in_prize_segment"] = chunks["last_sentence"] >= (prize if prize is not None else len(sentences))
+    counts = {"sentences": len(sentences), "chunks": len(chunks), "prize_found": int(prize is not None),
+              "valid": int(sections["valid"].sum()), "invalid": int((~sections["valid"]).sum())}
+    counts.update({f"method_{k}": int(v) for k, v in sections["method"].value_counts().items()})
+    counts.update({f"status_{k}": int(v) for k, v in sections["status"].value_counts().items()})
+    return sections, chunks, counts

@@ -22,14 +22,15 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 import pandas as pd
 
+from ..core.provenance import text_hash
 from ..models import ChatRequest, SamplingParams
-from ..provenance import text_hash
-from .prompts import PROMPT_DIR, render, template_hashes
+from .prompts import PROMPT_DIR, PROMPTS, render
+from .solutions_io import explode
 
 RULES = ("order", "semantics", "conditions", "entities")
 DECISIONS = ("identical", "prefilter_reject", "judge")
@@ -39,24 +40,33 @@ _SPACE = re.compile(r"\s+")
 
 @dataclass
 class PrefilterSettings:
-    enabled: bool = True
-    min_similarity: float = 0.85
-    top_k: int = 1
+    """Config ``monopolet.judge.prefilter``."""
+
+    enabled: bool
+    min_similarity: float
+    top_k: int
 
 
 @dataclass
 class JudgeSettings:
-    max_new_tokens: int = 224
-    max_reason_chars: int = 60
-    temperature: float = 0.0
-    identical_shortcut: bool = True
-    few_shot: bool = False
-    prefilter: PrefilterSettings = field(default_factory=PrefilterSettings)
+    """Config ``monopolet.judge`` without the model (the rule's ``llm``)."""
+
+    max_new_tokens: int
+    max_reason_chars: int
+    temperature: float
+    identical_shortcut: bool
+    few_shot: bool
+    prefilter: PrefilterSettings
 
     @classmethod
-    def from_config(cls, cfg: dict) -> "JudgeSettings":
-        kw = {k: v for k, v in cfg.items() if k in cls.__dataclass_fields__ and k != "prefilter"}
-        return cls(**kw, prefilter=PrefilterSettings(**cfg.get("prefilter", {})))
+    def from_config(cls, section) -> "JudgeSettings":
+        """From a mapping (the config section, or a rule's params) holding every field."""
+        kw = {f.name: section[f.name] for f in fields(cls) if f.name != "prefilter"}
+        pf = section["prefilter"]
+        return cls(**kw, prefilter=PrefilterSettings(**{f.name: pf[f.name] for f in fields(PrefilterSettings)}))
+
+    def sampling(self, seed: int) -> SamplingParams:
+        return SamplingParams.from_config({k: v for k, v in asdict(self).items() if k != "prefilter"}, seed)
 
 
 def judge_schema(s: JudgeSettings) -> dict:
@@ -100,7 +110,7 @@ def judge_messages(dilemma: str, candidate: str, reference: str, s: JudgeSetting
 
 def prompt_hashes() -> dict[str, str]:
     """Provenance of the judge prompt: the template and the worked examples."""
-    return {**template_hashes("judge_match"),
+    return {**PROMPTS.hashes("judge_match"),
             "judge_match_examples": text_hash((PROMPT_DIR / EXAMPLES_FILE).read_text(encoding="utf-8"))}
 
 
@@ -146,7 +156,7 @@ def prefilter(pairs: pd.DataFrame, embedder, s: PrefilterSettings) -> pd.DataFra
 
 
 def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeSettings, seed: int,
-                max_attempts: int = 3) -> pd.DataFrame:
+                max_attempts: int | None = None) -> pd.DataFrame:
     """M per pair.  ``pairs`` carries the prefilter's ``judge`` column.  Identical
     actions (``identical_actions``, when ``s.identical_shortcut``) match without a
     judge call; pairs the prefilter skipped are M = 0; the rest go to the judge.
@@ -164,7 +174,7 @@ def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeS
     out.loc[same, "decision"] = "identical"
     out.loc[same, "match"] = 1
     idx = out.index[out["decision"] == "judge"].tolist()
-    params = SamplingParams(temperature=s.temperature, max_new_tokens=s.max_new_tokens, seed=seed)
+    params = s.sampling(seed)
     reqs = [ChatRequest.make(judge_messages(dilemmas.get(out.at[i, "dilemma_id"], ""), out.at[i, "action_cand"],
                                             out.at[i, "action_ref"], s), params) for i in idx]
     res = client.generate_json(reqs, judge_schema(s), max_attempts=max_attempts) if reqs else []
@@ -182,3 +192,26 @@ def decision_counts(out: pd.DataFrame) -> dict[str, int]:
     """How the pairs of a ``judge_pairs`` table were decided (every decision, zeros included)."""
     vc = out["decision"].value_counts() if len(out) else {}
     return {d: int(vc.get(d, 0)) for d in DECISIONS}
+
+
+def match_shard(client, embedder, dilemmas: pd.DataFrame, cand: pd.DataFrame, ref: pd.DataFrame,
+                dilemma_ids: pd.Series, comparison: str, s: JudgeSettings, seed: int) -> pd.DataFrame:
+    """Every candidate/reference solution pair of the dilemmas ``dilemma_ids`` (one shard of a
+    comparison) through the identical-action rule, the prefilter and the judge.  ``cand`` and
+    ``ref``: solutions tables (``solutions_io``); ``dilemmas``: dilemma_id, dilemma."""
+    cand, ref = explode(cand), explode(ref)
+    pairs = candidate_pairs(cand[cand["dilemma_id"].isin(dilemma_ids)], ref[ref["dilemma_id"].isin(dilemma_ids)])
+    pairs = prefilter(pairs, embedder, s.prefilter)
+    texts = dict(zip(dilemmas["dilemma_id"], dilemmas["dilemma"].fillna("")))
+    out = judge_pairs(client, pairs, texts, s, seed)
+    out.insert(0, "comparison", comparison)
+    return out
+
+
+def match_counts(out: pd.DataFrame) -> dict[str, int]:
+    """Pairs by decision (identical / prefilter_reject / judge), validity and matches."""
+    decided = decision_counts(out)
+    return {"pairs": len(out), "judged": decided["judge"], "identical": decided["identical"],
+            "skipped_by_prefilter": decided["prefilter_reject"],
+            "valid": int((out["valid"] & out["judged"]).sum()), "invalid": int((~out["valid"]).sum()),
+            "matches": int(out["match"].sum()), "judge_matches": int(out.loc[out["judged"], "match"].sum())}

@@ -12,6 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .solutions_io import counts as solution_counts
+
+SUMMARY_COLUMNS = ["comparison", "candidate", "reference", "n_dilemmas", "n_dilemmas_eaa_defined", "SAA", "EAA",
+                   "AVG", "pairs", "judged_pairs", "identical_pairs", "valid", "invalid", "cand_extraction_invalid",
+                   "ref_extraction_invalid"]
+
 
 def agreement_per_dilemma(pairs: pd.DataFrame, n_cand: pd.Series, n_ref: pd.Series) -> pd.DataFrame:
     """pairs: matching output (dilemma_id, stance_cand, stance_ref, match);
@@ -38,6 +44,31 @@ def summarise(per_dilemma: pd.DataFrame) -> dict:
     return {"n_dilemmas": len(per_dilemma), "n_dilemmas_eaa_defined": int(per_dilemma["EAA"].notna().sum()),
             "SAA": saa, "EAA": eaa,
             "AVG": (saa + eaa) / 2 if not (pd.isna(saa) or pd.isna(eaa)) else np.nan}
+
+
+def agreement_tables(matchings: dict[str, pd.DataFrame],
+                     solutions: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """Per comparison ``<candidate>_vs_<reference>`` (its matching table) with the agents' solutions
+    tables: (summary per comparison, agreement per dilemma, valid/invalid counts)."""
+    per, summ = [], []
+    for comp, pairs in matchings.items():
+        cand, ref = comp.split("_vs_")
+        d = agreement_per_dilemma(pairs, solution_counts(solutions[cand]), solution_counts(solutions[ref]))
+        d.insert(0, "comparison", comp)
+        per.append(d)
+        judged = pairs["judged"].astype(bool) if len(pairs) else pd.Series(dtype=bool)
+        s = summarise(d)
+        s.update({"comparison": comp, "candidate": cand, "reference": ref, "pairs": len(pairs),
+                  "judged_pairs": int(judged.sum()),
+                  "identical_pairs": int((pairs["decision"] == "identical").sum()) if len(pairs) else 0,
+                  "valid": int((pairs["valid"].astype(bool) & judged).sum()) if len(pairs) else 0,
+                  "invalid": int((~pairs["valid"].astype(bool)).sum()) if len(pairs) else 0,
+                  "cand_extraction_invalid": int((~solutions[cand]["valid"].astype(bool)).sum()),
+                  "ref_extraction_invalid": int((~solutions[ref]["valid"].astype(bool)).sum())})
+        summ.append(s)
+    summary = pd.DataFrame(summ, columns=SUMMARY_COLUMNS)
+    counts = {"valid": int(summary["valid"].sum()), "invalid": int(summary["invalid"].sum())}
+    return summary, pd.concat(per, ignore_index=True), counts
 
 
 def weighted_topic_scores(doc_topic: pd.DataFrame, per_dilemma: pd.DataFrame, metric: str = "AVG") -> pd.DataFrame:

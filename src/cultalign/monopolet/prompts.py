@@ -1,26 +1,22 @@
-"""Prompt templates of the study: versioned text files beside this module.
-
-Templates use ``$name`` placeholders (string.Template), so JSON examples in
-the text need no escaping.  ``template_hashes`` goes into provenance sidecars.
-"""
+"""Prompt templates of the study: ``prompts/<name>.txt`` beside this module
+(``$name`` placeholders, :class:`cultalign.core.prompts.PromptSet`), and the
+judge's worked examples (``prompts/judge_match_examples.json``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from string import Template
 
-from ..provenance import text_hash
+from ..core.prompts import PromptSet
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
-
-
-def template_text(name: str) -> str:
-    return (PROMPT_DIR / f"{name}.txt").read_text(encoding="utf-8")
+PROMPTS = PromptSet(PROMPT_DIR)
 
 
 def render(name: str, **values: str) -> str:
-    return Template(template_text(name)).substitute(**values).strip()
+    """``PROMPTS.render``, with surrounding whitespace removed after substitution too.
 
-
-def template_hashes(*names: str) -> dict[str, str]:
-    return {n: text_hash(template_text(n)) for n in names}
+    Two templates begin or end with a placeholder (``ask_advice`` with
+    ``$dilemma``, ``judge_match`` with ``$reference``): a value with leading or
+    trailing whitespace there renders without it, as the study's prompts always
+    have, so request-cache keys and greedy outputs stay what they were."""
+    return PROMPTS.render(name, **values).strip()

@@ -78,3 +78,11 @@ def per_model(per_ans: pd.DataFrame) -> pd.DataFrame:
     out["median_words"] = g["n_words"].median()
     out["mean_words"] = g["n_words"].mean()
     return out.reset_index()
+
+
+def response_tables(answers: list[pd.DataFrame]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, int]]:
+    """The answer models' answers tables: (statistics per model, per valid answer, valid/invalid counts)."""
+    answers = pd.concat(answers, ignore_index=True)
+    valid = answers[answers["valid"].astype(bool)]
+    pa = per_answer(valid)
+    return per_model(pa), pa, {"valid": len(valid), "invalid": int(len(answers) - len(valid))}

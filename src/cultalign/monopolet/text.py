@@ -38,7 +38,7 @@ def sentence_table(segments: pd.DataFrame, language: str = "danish") -> pd.DataF
     return pd.DataFrame(rows, columns=["sentence", "text", "speaker", "start", "end"])
 
 
-def make_chunks(sentences: pd.DataFrame, size: int = 3, stride: int = 1) -> pd.DataFrame:
+def make_chunks(sentences: pd.DataFrame, size: int, stride: int = 1) -> pd.DataFrame:
     """Overlapping windows of ``size`` sentences, moved by ``stride``."""
     n = len(sentences)
     rows = []
@@ -50,7 +50,7 @@ def make_chunks(sentences: pd.DataFrame, size: int = 3, stride: int = 1) -> pd.D
     return pd.DataFrame(rows, columns=["chunk", "first_sentence", "last_sentence", "text"])
 
 
-def find_prize_start(sentences: pd.DataFrame, keywords: list[str], tail_fraction: float = 0.25) -> int | None:
+def find_prize_start(sentences: pd.DataFrame, keywords: list[str], tail_fraction: float) -> int | None:
     """Index of the first sentence in the last ``tail_fraction`` of the transcript
     that contains a prize keyword (case-insensitive, word-prefix match), or None."""
     n = len(sentences)

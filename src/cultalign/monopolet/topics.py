@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 
-def topic_vectorizer(n_docs: int, min_df: int = 2, stop_words: str | None = "da"):
+def topic_vectorizer(n_docs: int, min_df: int, stop_words: str | None):
     """Term counts for the topic words: Danish stop words removed (stopwordsiso,
     offline) and ``min_df`` capped so that a handful of documents keeps a
     vocabulary (turftopic's default vectorizer is English with min_df=10)."""
@@ -22,8 +22,8 @@ def topic_vectorizer(n_docs: int, min_df: int = 2, stop_words: str | None = "da"
     return CountVectorizer(min_df=max(1, min(min_df, n_docs // 2)), stop_words=words)
 
 
-def fit_topics(texts: list[str], encoder, n_components, seed: int, top_terms: int = 6,
-               min_df: int = 2, stop_words: str | None = "da"):
+def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, stop_words: str | None,
+               top_terms: int = 6):
     from turftopic import SensTopic
 
     model = SensTopic(n_components=n_components, encoder=encoder, random_state=seed,
@@ -35,3 +35,17 @@ def fit_topics(texts: list[str], encoder, n_components, seed: int, top_terms: in
         terms = [vocab[i] for i in np.argsort(-comp)[:top_terms]]
         names.append({"topic": k, "name": f"{k}_" + "_".join(terms[:3]), "top_terms": ", ".join(terms)})
     return np.asarray(doc_topic), pd.DataFrame(names)
+
+
+def dilemma_topics(dilemmas: pd.DataFrame, encoder, n_components: int | str, min_df: int, stop_words: str | None,
+                   seed: int) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """Topics of the valid dilemmas: (document-topic table with ``dilemma_id``, topics, documents).
+    An integer ``n_components`` is capped at one less than the number of documents (at least 1)."""
+    d = dilemmas[dilemmas["valid"].astype(bool)].reset_index(drop=True)
+    n = n_components
+    if isinstance(n, int):
+        n = max(1, min(n, len(d) - 1))
+    doc_topic, topics = fit_topics(d["dilemma"].tolist(), encoder, n, seed=seed, min_df=min_df, stop_words=stop_words)
+    dt = pd.DataFrame(doc_topic, columns=[f"topic_{k}" for k in range(doc_topic.shape[1])])
+    dt.insert(0, "dilemma_id", d["dilemma_id"])
+    return dt, topics, len(d)

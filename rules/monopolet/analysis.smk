@@ -1,12 +1,14 @@
-# monopolet: agreement metrics, response statistics, topics, dataset and
-# validation tables, Figures 5-8, and named targets per paper table/figure.
+# monopolet analysis stages: agreement metrics, response statistics, topics,
+# dataset and validation tables, and Figures 5-8.
 
 
 rule monopolet_agreement:
     """SAA, EAA and AVG per comparison (model vs panel by default) and per dilemma."""
     input:
-        matchings=mono_matchings,
-        solutions=expand("results/monopolet/solutions/{agent}.tsv", agent=MONO_AGENTS),
+        matchings=monopolet_matchings,
+        solutions=expand(
+            "results/monopolet/solutions/{agent}.tsv", agent=MONOPOLET_AGENTS
+        ),
     output:
         summary=report(
             "results/monopolet/tables/agreement.tsv",
@@ -29,7 +31,7 @@ rule monopolet_agreement:
 rule monopolet_response_stats:
     """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per word; word counts."""
     input:
-        mono_answer_tables,
+        monopolet_answer_tables,
     output:
         per_model=report(
             "results/monopolet/tables/response_stats.tsv",
@@ -67,8 +69,11 @@ rule monopolet_topics:
         mem_mb=4000,
         runtime=30,
     params:
-        settings=MONO["topics"],
-        embeddings=MONO["embeddings"],
+        n_components=conf("monopolet.topics.n_components"),
+        min_df=conf("monopolet.topics.min_df"),
+        stop_words=conf("monopolet.topics.stop_words"),
+        embeddings=conf("monopolet.embeddings"),
+        seed=conf("seed"),
     script:
         "../../scripts/monopolet/topics.py"
 
@@ -102,9 +107,9 @@ rule monopolet_dataset_stats:
 rule monopolet_audio_quality:
     """Transcription real-time factor per episode; speaker purity against the demo scripts' turns."""
     input:
-        segments=mono_segments,
-        turns=mono_turns,
-        reference=mono_demo_turns,
+        segments=monopolet_segments,
+        turns=monopolet_turns,
+        reference=monopolet_demo_turns,
     output:
         report(
             "results/monopolet/tables/audio_quality.tsv",
@@ -126,7 +131,7 @@ rule monopolet_audio_quality:
 rule monopolet_annotation_agreement:
     """Appendix A validation: Cohen's kappa and precision/recall (Table 2), matching error rate (A.4)."""
     input:
-        mono_annotation_inputs,
+        monopolet_annotation_inputs,
     output:
         report(
             "results/monopolet/tables/annotation_agreement.tsv",
@@ -142,13 +147,14 @@ rule monopolet_annotation_agreement:
         mem_mb=1000,
         runtime=5,
     params:
-        mapping=MONO["annotations"]["mapping"],
-        matching=MONO["annotations"]["matching"],
+        mapping=conf("monopolet.annotations.mapping"),
+        matching=conf("monopolet.annotations.matching"),
     script:
         "../../scripts/monopolet/annotation_agreement.py"
 
 
 rule monopolet_plot_figure5:
+    """Figure 5: EAA, SAA and AVG per comparison."""
     input:
         "results/monopolet/tables/agreement.tsv",
     output:
@@ -167,11 +173,13 @@ rule monopolet_plot_figure5:
         runtime=5,
     params:
         kind="figure5",
+        scale=conf("scale"),
     script:
         "../../scripts/monopolet/plot.py"
 
 
 rule monopolet_plot_figure6:
+    """Figure 6: words per answer."""
     input:
         "results/monopolet/tables/response_stats_per_answer.tsv",
     output:
@@ -195,6 +203,7 @@ rule monopolet_plot_figure6:
 
 
 rule monopolet_plot_figure7:
+    """Figure 7: entities per word in the answers."""
     input:
         "results/monopolet/tables/response_stats.tsv",
     output:
@@ -218,6 +227,7 @@ rule monopolet_plot_figure7:
 
 
 rule monopolet_plot_figure8:
+    """Figure 8: AVG per comparison and topic, weighted by the dilemmas' topic weights."""
     input:
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
         doc_topics="results/monopolet/topics/doc_topics.tsv",
@@ -237,63 +247,5 @@ rule monopolet_plot_figure8:
     resources:
         mem_mb=1000,
         runtime=5,
-    params:
-        kind="figure8",
     script:
-        "../../scripts/monopolet/plot.py"
-
-
-rule monopolet_figure5:
-    """Paper Figure 5: EAA, SAA and AVG per model."""
-    input:
-        "results/monopolet/figures/figure5_agreement.png",
-        "results/monopolet/tables/agreement.tsv",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-
-
-rule monopolet_figure6:
-    """Paper Figure 6: words per answer."""
-    input:
-        "results/monopolet/figures/figure6_word_counts.png",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-
-
-rule monopolet_figure7:
-    """Paper Figure 7: entities per word in the answers."""
-    input:
-        "results/monopolet/figures/figure7_response_stats.png",
-        "results/monopolet/tables/response_stats.tsv",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-
-
-rule monopolet_figure8:
-    """Paper Figure 8: weighted AVG per model and topic."""
-    input:
-        "results/monopolet/figures/figure8_topic_scores.png",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-
-
-rule monopolet_table1:
-    """Paper Table 1: dataset statistics."""
-    input:
-        "results/monopolet/tables/dataset_stats.tsv",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-
-
-rule monopolet_validation:
-    """Paper Appendix A (Tables 2-4, A.4): annotation agreement."""
-    input:
-        "results/monopolet/tables/annotation_agreement.tsv",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
+        "../../scripts/monopolet/figure8.py"

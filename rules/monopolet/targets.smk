@@ -1,0 +1,70 @@
+# monopolet: named targets, one per paper table or figure, and the study's
+# final targets (rule all).
+
+
+rule monopolet_figure5:
+    """Paper Figure 5: EAA, SAA and AVG per model."""
+    input:
+        "results/monopolet/figures/figure5_agreement.png",
+        "results/monopolet/tables/agreement.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_figure6:
+    """Paper Figure 6: words per answer."""
+    input:
+        "results/monopolet/figures/figure6_word_counts.png",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_figure7:
+    """Paper Figure 7: entities per word in the answers."""
+    input:
+        "results/monopolet/figures/figure7_response_stats.png",
+        "results/monopolet/tables/response_stats.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_figure8:
+    """Paper Figure 8: weighted AVG per model and topic."""
+    input:
+        "results/monopolet/figures/figure8_topic_scores.png",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_table1:
+    """Paper Table 1: dataset statistics."""
+    input:
+        "results/monopolet/tables/dataset_stats.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_validation:
+    """Paper Appendix A (Tables 2-4, A.4): annotation agreement."""
+    input:
+        "results/monopolet/tables/annotation_agreement.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+STUDY_TARGETS["monopolet"] = [
+    "results/monopolet/figures/figure5_agreement.png",
+    "results/monopolet/figures/figure6_word_counts.png",
+    "results/monopolet/figures/figure7_response_stats.png",
+    "results/monopolet/figures/figure8_topic_scores.png",
+    "results/monopolet/tables/dataset_stats.tsv",
+    "results/monopolet/tables/agreement.tsv",
+    "results/monopolet/tables/annotation_agreement.tsv",
+    "results/monopolet/tables/audio_quality.tsv",
+]
