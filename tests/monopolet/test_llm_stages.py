@@ -11,7 +11,7 @@ from cultalign.monopolet.extraction import DilemmaSettings, ExtractionSettings, 
 from cultalign.monopolet.mapping import map_summaries
 from cultalign.monopolet.matching import candidate_pairs, judge_pairs, prefilter
 from cultalign.monopolet.text import make_chunks, sentence_table
-from monopolet_settings import judge_settings, mapping_settings, prefilter_settings
+from .monopolet_settings import judge_settings, mapping_settings, prefilter_settings
 
 pytestmark = pytest.mark.slow
 

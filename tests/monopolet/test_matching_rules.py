@@ -21,7 +21,7 @@ from cultalign.monopolet.matching import (
     prompt_hashes,
 )
 from cultalign.monopolet.metrics import agreement_per_dilemma
-from monopolet_settings import judge_settings
+from .monopolet_settings import judge_settings
 
 
 class FakeJudgeClient:

@@ -22,7 +22,7 @@ import pytest
 
 from cultalign.audio.diarize import TURN_COLUMNS, diarize, load_pyannote_pipeline, merge_speakers
 from cultalign.audio.tts import synthesize
-from monopolet_settings import diarization_settings
+from .monopolet_settings import diarization_settings
 
 pytestmark = pytest.mark.slow
 os.environ["PYANNOTE_METRICS_ENABLED"] = "0"

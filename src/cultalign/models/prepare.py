@@ -15,7 +15,7 @@ import json
 import logging
 from pathlib import Path
 
-from ..provenance import dist_version
+from ..core.provenance import dist_version
 
 log = logging.getLogger(__name__)
 
