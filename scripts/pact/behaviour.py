@@ -2,7 +2,7 @@ from cultalign.core.job import Job
 from cultalign.core.tables import read_tsv
 from cultalign.models import SamplingParams, open_client
 from cultalign.pact.behaviour import decide, shard_conditions
-from cultalign.pact.prompts_io import template_hashes
+from cultalign.pact.prompts import template_hashes
 
 job = Job(snakemake)
 p, shard = job.params, job.wildcards.shard

@@ -2,7 +2,7 @@ from cultalign.core.job import Job
 from cultalign.core.tables import read_tsv
 from cultalign.models import SamplingParams, open_client
 from cultalign.pact.construct import construct_source, usable_rows
-from cultalign.pact.prompts_io import template_hashes
+from cultalign.pact.prompts import template_hashes
 
 job = Job(snakemake)
 p, source = job.params, job.wildcards.source

@@ -1,7 +1,7 @@
 from cultalign.core.job import Job
 from cultalign.core.tables import read_tsv
 from cultalign.models import SamplingParams, open_client
-from cultalign.pact.prompts_io import template_hashes
+from cultalign.pact.prompts import template_hashes
 from cultalign.pact.survey import run_survey, survey_requests
 
 job = Job(snakemake)

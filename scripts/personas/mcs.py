@@ -2,7 +2,7 @@ from cultalign.core.job import Job
 from cultalign.models import open_client
 from cultalign.personas.evaluate import EVAL_TEMPLATES
 from cultalign.personas.pipeline import mcs_job
-from cultalign.personas.templates import PROMPTS
+from cultalign.personas.prompts import PROMPTS
 
 job = Job(snakemake)
 p, wc = job.params, job.wildcards

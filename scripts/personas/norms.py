@@ -3,7 +3,7 @@ from functools import partial
 from cultalign.core.job import Job
 from cultalign.models import open_client
 from cultalign.personas.generate import GENERATION_TEMPLATES, GenSettings, generate_norms, generation_counts
-from cultalign.personas.templates import PROMPTS
+from cultalign.personas.prompts import PROMPTS
 from cultalign.retrieval import load_index, retrieve
 
 job = Job(snakemake)

@@ -2,7 +2,7 @@ from cultalign.core.job import Job
 from cultalign.core.tables import read_tsv
 from cultalign.models import open_client
 from cultalign.personas.generate import GENERATION_TEMPLATES, GenSettings, generate_questions, generation_counts
-from cultalign.personas.templates import PROMPTS
+from cultalign.personas.prompts import PROMPTS
 
 job = Job(snakemake)
 p = job.params

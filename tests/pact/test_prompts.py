@@ -5,7 +5,7 @@ import re
 import pytest
 
 from cultalign.pact import behaviour, survey
-from cultalign.pact.prompts_io import PROMPTS, render
+from cultalign.pact.prompts import PROMPTS, render
 
 DECISION_ROW = dict(scenario="S", receiver_country="India", actor_country="Japan", actor_age="older",
                     actor_gender="female", receiver_age="younger", receiver_gender="male", cultural_expectation="CE",

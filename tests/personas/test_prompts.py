@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from cultalign.personas.templates import PROMPTS
+from cultalign.personas.prompts import PROMPTS
 
 
 def test_norm_prompt_pinned():

@@ -20,7 +20,7 @@ from ..core.shards import select
 from ..models import ChatRequest, SamplingParams, ScoreItem
 from .expand import conditions
 from .labels import ALLOW, FOLLOW, UNKNOWN
-from .prompts_io import render, system_prompt
+from .prompts import render, system_prompt
 
 _ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\(?\s*(?:option\s*)?([AB])\b", re.I)
 _LEADING = re.compile(r"^\W*(?:[Oo]ption\s*)?([AB])\b(?:[.):\s]|$)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..models import ChatRequest, SamplingParams
-from .prompts_io import render
+from .prompts import render
 
 FILTER_SCHEMA = {
     "type": "object",

@@ -11,7 +11,7 @@ from ..core.seeds import derive_seed
 from ..models import ChatRequest, SamplingParams
 from .behaviour import decision_of, parse_letter
 from .labels import FOLLOW, UNKNOWN
-from .prompts_io import render
+from .prompts import render
 
 QUESTIONS = {
     "personal": "If you were the actor, what would you personally do?",

@@ -20,7 +20,7 @@ from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
 from .common import TRAITS
-from .templates import PROMPTS
+from .prompts import PROMPTS
 
 LABELS = "ABCDEFGHIJ"
 EVAL_TEMPLATES = ("persona", "mcs_statement", "mcs_choice", "oeg")

@@ -23,7 +23,7 @@ from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
 from .common import LEVELS, TRAIT_HINTS, TRAIT_NAMES, TRAITS
-from .templates import PROMPTS
+from .prompts import PROMPTS
 
 log = logging.getLogger(__name__)
 
