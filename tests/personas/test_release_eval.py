@@ -137,7 +137,7 @@ def test_release_mcs_oeg_tiny_subsample(release, smollm2_client):
 @pytest.mark.slow
 def test_release_target_dry_run(release):
     rc = yaml.safe_load((ROOT / "config" / "personas-release.yaml").read_text())
-    if Path(rc["personas"]["release"]["path"]).resolve() != release.resolve():
+    if (ROOT / rc["personas"]["release"]["path"]).resolve() != release.resolve():
         pytest.skip(f"config/personas-release.yaml points at {rc['personas']['release']['path']}, not {release}")
     cmd = [str(SNAKEMAKE), "personas_release_eval", "-n", "--forceall", "--cores", "1", "--quiet", "rules",
            "--configfile", "config/personas-release.yaml"]
