@@ -88,7 +88,7 @@ class ModelClient:
             messages = [{"role": r, "content": c} for r, c in messages]
         if self.spec.backend == "openai":
             return canonical_json(messages)  # the server applies its template
-        from .prompts import render_chat
+        from .templates import render_chat
 
         return render_chat(self.spec, messages, tokenizer_loader=self.tokenizer)
 
@@ -104,7 +104,7 @@ class ModelClient:
         return self._tokenizer
 
     def template_hash(self) -> str:
-        from .prompts import template_hash, template_text
+        from .templates import template_hash, template_text
 
         if self.spec.backend == "openai" and not self.spec.path:
             return "server-side"  # the endpoint applies its own template; nothing local to hash

@@ -257,7 +257,7 @@ class OpenAIBackend:
 
     def render_for_scoring(self, messages: list[dict]) -> str:
         """The prompt text the model sees: the chat template applied locally (needs ``spec.path``)."""
-        from .prompts import render_chat
+        from .templates import render_chat
 
         if self.tokenizer is None:
             raise self._no_scoring("cannot be scored here: set models.<name>.path to a local folder with the "
