@@ -18,5 +18,5 @@ t0=$SECONDS
 step "style and lint"
 .venv/bin/python -m pytest -m "not slow" "$@"
 step "fast tests"
-.venv/bin/python -m pytest -m slow "$@"
+.venv/bin/python -m pytest -m slow --durations=30 "$@"
 step "slow tests"
