@@ -4,7 +4,7 @@
 # See README.md for the rule DAG and the map from paper tables/figures to targets.
 from snakemake.utils import min_version
 
-min_version("9.0")
+min_version("9.19")  # the SLURM profile is read as profile.yaml since 9.19
 
 
 configfile: "config/config.yaml"

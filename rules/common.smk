@@ -126,8 +126,16 @@ def llm_of_wildcard(wildcards):
 
 def add_code_params():
     """Give each script rule the param `code`, the hash of the package code that
-    its script imports (cultalign.core.codehash).  Called once, after every include."""
+    its script imports (cultalign.core.codehash).  Called once, after every include.
+
+    Rules with protected outputs (downloads, model weights) are left out: a code
+    edit must not silently refetch or rebuild them; delete the output to do so.
+    """
+    from snakemake.io import is_flagged
+
     for r in workflow.rules:
+        if any(is_flagged(o, "protected") for o in r.output):
+            continue
         if r.script is not None:
             script = r.basedir.join(r.script).get_path_or_uri(secret_free=True)
             r.set_params(code=code_hash(script))
@@ -198,8 +206,14 @@ def gpu_of_model(name):
 
 
 def mem_of_model(name):
-    """Host memory (MB) of a job that runs model `name`: resources.mem_mb per GPU it uses."""
-    return model_mem_mb(MODELS[name], config["resources"])
+    """Resource function: host memory (MB) of a job that runs model `name`, resources.mem_mb
+    per GPU it uses, times the attempt (a job killed for memory is retried with more)."""
+    base = model_mem_mb(MODELS[name], config["resources"])
+
+    def mem(wildcards, attempt):
+        return base * attempt
+
+    return mem
 
 
 def model_gpu(wildcards):
@@ -207,9 +221,24 @@ def model_gpu(wildcards):
     return gpu_of_model(getattr(wildcards, "model", None) or default_model())
 
 
-def model_mem(wildcards):
-    """Resource function: memory (MB) of a model rule with a {model} wildcard."""
-    return mem_of_model(getattr(wildcards, "model", None) or default_model())
+def model_mem(wildcards, attempt):
+    """Resource function: memory (MB) of a model rule with a {model} wildcard, times the attempt."""
+    return mem_of_model(getattr(wildcards, "model", None) or default_model())(wildcards, attempt)
+
+
+def model_runtime(wildcards, attempt):
+    """Resource function: wall time (minutes) of a model job, resources.runtime times the attempt."""
+    return config["resources"]["runtime"] * attempt
+
+
+def attempt_scaled(amount):
+    """Resource function: `amount` (MB or minutes) times the attempt, so a job that hit its
+    memory or time limit is retried with more (the SLURM profile sets `retries`)."""
+
+    def scaled(wildcards, attempt):
+        return amount * attempt
+
+    return scaled
 
 
 def download_entry(wildcards):

@@ -16,8 +16,8 @@ rule download_file:
     conda:
         "../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=60,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(60),
     params:
         entry=download_entry,
     script:

@@ -13,8 +13,8 @@ rule prepare_model_gguf:
     conda:
         "../envs/gguf.yaml"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(30),
     params:
         package=model_package,
     script:
@@ -24,7 +24,7 @@ rule prepare_model_gguf:
 rule download_model_hub:
     """Snapshot a hub model at its pinned revision (run where the hub is reachable)."""
     output:
-        directory("resources/models/{model}"),
+        protected(directory("resources/models/{model}")),
     log:
         "logs/models/download_model_hub/{model}.log",
     wildcard_constraints:
@@ -33,8 +33,8 @@ rule download_model_hub:
     conda:
         "../envs/llm.yaml"
     resources:
-        mem_mb=4000,
-        runtime=240,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(240),
     params:
         hub_id=model_hub_id,
         revision=model_revision,
@@ -57,7 +57,7 @@ rule smoke_generate:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(default_model()),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(default_model()),
     params:
         seed=conf("seed"),

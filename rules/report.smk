@@ -21,8 +21,8 @@ rule claims:
     conda:
         "../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         studies=conf("studies"),
         scale=conf("scale"),

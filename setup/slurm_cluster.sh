@@ -262,6 +262,8 @@ JobCompType=jobcomp/none
 GresTypes=gpu
 NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} Gres=${gres_node} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+# GPU jobs are routed here by the partition config of the SLURM profile (same node, fake GPU)
+PartitionName=gpu Nodes=ALL Default=NO MaxTime=INFINITE State=UP
 EOF
   # gres.conf changes need the daemons restarted, like slurm.conf
   if write_if_changed "$CONF_DIR/gres.conf" 0644 <<EOF

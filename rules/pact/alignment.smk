@@ -19,7 +19,7 @@ rule pact_survey:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -58,8 +58,8 @@ rule pact_alignment:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     params:
         prompt_formats=conf("pact.alignment.prompt_formats"),
     script:
@@ -87,8 +87,8 @@ rule pact_regressions:
     conda:
         "../../envs/r.yaml"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(30),
     params:
         human_terms=conf("pact.regression.human_terms"),
         model_terms=conf("pact.regression.model_terms"),

@@ -18,7 +18,7 @@ rule pact_behaviour:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -41,12 +41,11 @@ rule pact_gather_behaviour:
         table="results/pact/behaviour/decisions.tsv",
     log:
         "logs/pact/gather_behaviour.log",
-    localrule: True
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=4000,
-        runtime=10,
+        mem_mb=attempt_scaled(16000),
+        runtime=attempt_scaled(60),
     params:
         model_kinds=pact_model_kinds,
     script:
@@ -83,12 +82,11 @@ rule pact_behaviour_analysis:
         strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
     log:
         "logs/pact/behaviour_analysis.log",
-    localrule: True
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(16000),
+        runtime=attempt_scaled(60),
     params:
         models=conf("pact.models"),
         model_pairs=conf("pact.model_pairs"),

@@ -20,7 +20,7 @@ rule pact_filter_cultureatlas:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(pact_construction_model()),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(pact_construction_model()),
     params:
         llm=llm_of(pact_construction_model()),
@@ -49,7 +49,7 @@ rule pact_construct:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=mem_of_model(pact_construction_model()),
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=gpu_of_model(pact_construction_model()),
     params:
         llm=llm_of(pact_construction_model()),
@@ -85,8 +85,8 @@ rule pact_expand:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=8000,
-        runtime=30,
+        mem_mb=attempt_scaled(8000),
+        runtime=attempt_scaled(30),
     params:
         combinations_per_scenario=conf("pact.expansion.combinations_per_scenario"),
         seed=conf("seed"),
@@ -110,7 +110,7 @@ rule pact_annotation_agreement:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/pact/annotation_agreement.py"

@@ -13,8 +13,8 @@ rule pact_demo_prolific:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         max_scenarios=conf("pact.human.max_scenarios"),
         participant_countries=conf("pact.human.participant_countries"),

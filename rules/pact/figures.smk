@@ -34,8 +34,8 @@ rule pact_figures:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     script:
         "../../scripts/pact/figures.py"
 
@@ -68,7 +68,7 @@ rule pact_appendix_figures:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     script:
         "../../scripts/pact/appendix_figures.py"

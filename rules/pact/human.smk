@@ -19,8 +19,8 @@ rule pact_ingest_prolific:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     params:
         attention_answer=conf("pact.human.attention_answer"),
         id_salt=conf("pact.human.id_salt"),
@@ -43,8 +43,8 @@ rule pact_human_analysis:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     params:
         min_group_size=conf("pact.human.min_group_size"),
     script:

@@ -19,8 +19,8 @@ rule pact_ingest_normad:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     script:
         "../../scripts/pact/ingest_normad.py"
 
@@ -38,7 +38,7 @@ rule pact_ingest_cultureatlas:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     script:
         "../../scripts/pact/ingest_cultureatlas.py"

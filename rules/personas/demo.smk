@@ -14,8 +14,8 @@ rule personas_demo_pdf:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=attempt_scaled(500),
+        runtime=attempt_scaled(5),
     script:
         "../../scripts/personas/demo_pdf.py"
 
@@ -33,8 +33,8 @@ rule personas_demo_johnson:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         seed=conf("seed"),
         respondents=personas_pairs("personas.human.synthetic_n"),

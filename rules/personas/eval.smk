@@ -27,7 +27,7 @@ rule personas_mcs:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -67,7 +67,7 @@ rule personas_oeg:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -103,8 +103,8 @@ rule personas_metrics:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     params:
         tables=PERSONAS_TABLES,
         countries=personas_value(list(PERSONAS_CFG["countries"])),
@@ -135,8 +135,8 @@ rule personas_plots:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         figures=PERSONAS_FIGURES,
     script:
@@ -159,8 +159,8 @@ rule personas_trait_native:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         files=personas_trait_items(),
     script:

@@ -16,8 +16,8 @@ rule personas_index:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=3000,
-        runtime=30,
+        mem_mb=attempt_scaled(3000),
+        runtime=attempt_scaled(30),
     params:
         chunk_size=conf("personas.corpus.chunk_size"),
         chunk_overlap=conf("personas.corpus.chunk_overlap"),
@@ -42,7 +42,7 @@ rule personas_norms:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -77,7 +77,7 @@ rule personas_scenarios:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -110,7 +110,7 @@ rule personas_questions:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -140,8 +140,8 @@ rule personas_export_release:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         names=personas_countries_field("name", PERSONAS_COUNTRIES),
         codes=personas_countries_field("release_code", PERSONAS_COUNTRIES),
@@ -165,8 +165,8 @@ rule personas_audit_generated:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=2000,
-        runtime=15,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(15),
     params:
         countries=conf("personas.run_countries"),
         names=personas_countries_field("name", PERSONAS_COUNTRIES),
@@ -195,8 +195,8 @@ rule personas_audit_release:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=3000,
-        runtime=30,
+        mem_mb=attempt_scaled(3000),
+        runtime=attempt_scaled(30),
     params:
         countries=personas_value(list(PERSONAS_CFG["countries"])),
         names=personas_countries_field("name", PERSONAS_CFG["countries"]),
@@ -224,8 +224,8 @@ rule personas_instrument:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=attempt_scaled(500),
+        runtime=attempt_scaled(5),
     params:
         format=personas_instrument_conf("format"),
         max_items=personas_instrument_conf("max_items"),
@@ -246,8 +246,8 @@ rule personas_cp_items:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=attempt_scaled(500),
+        runtime=attempt_scaled(5),
     params:
         max_items=conf("personas.cp_max_items"),
         release_code=personas_cp_release_code,
@@ -272,8 +272,8 @@ rule personas_human_scores:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=4000,
-        runtime=30,
+        mem_mb=attempt_scaled(4000),
+        runtime=attempt_scaled(30),
     params:
         country_width=personas_form_country_width,
         stored_reversed=conf("personas.human.stored_reversed"),

@@ -16,8 +16,8 @@ rule personas_release_items:
     conda:
         "../../envs/retrieval.yaml"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
     params:
         seed=conf("seed"),
         release_code=personas_country_conf("release_code"),
@@ -45,7 +45,7 @@ rule personas_release_mcs:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -76,7 +76,7 @@ rule personas_release_oeg:
     threads: config["resources"]["cpus"]
     resources:
         mem_mb=model_mem,
-        runtime=config["resources"]["runtime"],
+        runtime=model_runtime,
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
@@ -117,8 +117,8 @@ rule personas_release_summary:
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
     params:
         subsample=conf("personas.release_eval.subsample"),
     script:

@@ -120,7 +120,7 @@ def test_model_gpus_rules():
 def test_model_rules_take_gpus_from_the_model():
     """Every rule that runs a model (its conda env follows the model) asks for that model's GPUs and memory."""
     bad = []
-    for smk in sorted((ROOT / "rules").glob("*.smk")):
+    for smk in sorted((ROOT / "rules").rglob("*.smk")):
         for block in re.split(r"\n(?=rule \w+:)", smk.read_text()):
             m = re.match(r"rule (\w+):", block)
             if not m or not re.search(r"conda:\s*\n\s*(model_env|env_of_model\()", block):
@@ -159,3 +159,27 @@ def test_paper_dry_run_gives_tensor_parallel_jobs_their_gpus(paper):
     assert res[pick["tp"]] == (tp, mem * tp)
     assert res[pick["one"]] == (1, mem)
     assert res[pick["api"]] == (0, mem)
+
+
+def _rule_blocks():
+    for smk in sorted((ROOT / "rules").rglob("*.smk")):
+        for block in re.split(r"\n(?=\s*rule \w+:)", smk.read_text()):
+            m = re.match(r"\s*rule (\w+):", block)
+            if m:
+                yield f"{smk.relative_to(ROOT)}:{m.group(1)}", m.group(1), block
+
+
+def test_placement_and_resources():
+    """Rules that need the network run where the network is; heavy aggregation runs on compute
+    nodes; every job's memory and time grow with the attempt; weights and downloads are protected."""
+    blocks = {rule: (where, block) for where, rule, block in _rule_blocks()}
+    for rule in ("download_file", "download_model_hub", "monopolet_whisper_convert"):
+        where, block = blocks[rule]
+        assert "localrule: True" in block, f"{where} fetches from the network: make it a localrule"
+        assert "protected(" in block, f"{where} output must be protected()"
+    for rule in ("pact_gather_behaviour", "pact_behaviour_analysis"):
+        where, block = blocks[rule]
+        assert "localrule: True" not in block, f"{where} aggregates millions of decisions: not on the login node"
+    fixed = [where for where, block in blocks.values()
+             if re.search(r"\b(mem_mb|runtime)=\d", block)]
+    assert not fixed, f"resources that do not grow with the attempt: {fixed}"
