@@ -207,7 +207,8 @@ def gpu_of_model(name):
 
 def mem_of_model(name):
     """Resource function: host memory (MB) of a job that runs model `name`, resources.mem_mb
-    per GPU it uses, times the attempt (a job killed for memory is retried with more)."""
+    per GPU it uses, times the attempt (a job killed for memory is retried with more).
+    """
     base = model_mem_mb(MODELS[name], config["resources"])
 
     def mem(wildcards, attempt):
@@ -223,7 +224,9 @@ def model_gpu(wildcards):
 
 def model_mem(wildcards, attempt):
     """Resource function: memory (MB) of a model rule with a {model} wildcard, times the attempt."""
-    return mem_of_model(getattr(wildcards, "model", None) or default_model())(wildcards, attempt)
+    return mem_of_model(getattr(wildcards, "model", None) or default_model())(
+        wildcards, attempt
+    )
 
 
 def model_runtime(wildcards, attempt):
