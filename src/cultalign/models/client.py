@@ -35,6 +35,13 @@ def make_backend(spec: ModelSpec):
 
         return TransformersBackend(spec)
     if spec.backend == "vllm":
+        import importlib.util
+
+        from .vllm_worker import VLLMWorkerBackend, worker_python
+
+        py = worker_python()
+        if py and importlib.util.find_spec("vllm") is None:  # vLLM lives in another interpreter
+            return VLLMWorkerBackend(spec, py)
         from .vllm_backend import VLLMBackend
 
         return VLLMBackend(spec)
