@@ -23,7 +23,8 @@
 #                        `--gpus=N` requests also match a typed GPU.
 #   SLURM_SETUP_TIMEOUT  seconds to wait for the cluster (default: 120)
 #
-# The fake GPUs are GRES backed by File=/dev/null: jobs asking for --gpus
+# The fake GPUs are GRES on /dev/fakegpuN (character devices with /dev/null's
+# numbers): jobs asking for --gpus
 # schedule, but there is no real device (CUDA code must not run in tests).
 set -euo pipefail
 
@@ -211,12 +212,19 @@ write_configs() {
   cpus=$(nproc)
   mem_total=$(free -m | awk '/^Mem:/{print $2}')
   mem=$(( mem_total * 90 / 100 ))
+  # one device file per fake GPU (slurmd counts GPUs by their files): character
+  # devices with /dev/null's numbers, so nothing real is behind them
+  local i gpu_files="/dev/fakegpu[0-$(( NGPUS - 1 ))]"
+  for i in $(seq 0 $(( NGPUS - 1 ))); do
+    [ -c "/dev/fakegpu$i" ] || mknod -m 0666 "/dev/fakegpu$i" c 1 3
+  done
+  [ "$NGPUS" -gt 1 ] || gpu_files=/dev/fakegpu0
   if [ -n "$GPU_TYPE" ]; then
     gres_node="gpu:${GPU_TYPE}:${NGPUS}"
-    gres_line="NodeName=${host} Name=gpu Type=${GPU_TYPE} File=/dev/null Count=${NGPUS}"
+    gres_line="NodeName=${host} Name=gpu Type=${GPU_TYPE} File=${gpu_files} Count=${NGPUS}"
   else
     gres_node="gpu:${NGPUS}"
-    gres_line="NodeName=${host} Name=gpu File=/dev/null Count=${NGPUS}"
+    gres_line="NodeName=${host} Name=gpu File=${gpu_files} Count=${NGPUS}"
   fi
   install -d -m 0755 "$CONF_DIR" "$LOG_DIR" "$RUN_DIR" \
     "$STATE_DIR" "$STATE_DIR/slurmctld" "$STATE_DIR/slurmd"
@@ -258,7 +266,7 @@ AccountingStorageTRES=gres/gpu
 AccountingStoreFlags=job_comment
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
-# fake GPU(s): GRES backed by /dev/null (see gres.conf)
+# fake GPU(s): GRES on /dev/fakegpuN, /dev/null's device numbers (see gres.conf)
 GresTypes=gpu
 NodeName=${host} NodeAddr=127.0.0.1 CPUs=${cpus} RealMemory=${mem} Gres=${gres_node} State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
