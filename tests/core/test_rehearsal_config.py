@@ -1,0 +1,66 @@
+"""config/rehearsal.yaml keeps the paper DAG: every rule, model role and model limit.
+
+The rehearsal (setup/rehearsal.sh) runs the paper configuration with stand-in
+models through the local SLURM.  These checks hold the rehearsal config to
+what it promises, without running it: the same models under the same names
+with the same backend kind and limits, the same model roles, and a DAG with
+every rule of the paper DAG except those that need the network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cultalign.config import load_config
+from tests.core.test_paper_roster import study_model_refs
+from workflow import planned_jobs, rules_of
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = ("config/paper.yaml", "config/rehearsal.yaml")
+# Limits a stand-in keeps: what the job asks of the scheduler and what the
+# model accepts.  `extra` may add engine settings for the CPU stand-in.
+KEPT = ("backend", "max_context", "batch_size", "tensor_parallel_size", "kind", "chat_template", "api_key_env")
+# Rules of the paper DAG that reach the network: the rehearsal has none, and
+# gives their outputs from local packages instead (prepare_model_gguf, whisper
+# from PyPI parts)
+NETWORK_RULES = {"download_file", "download_model_hub", "monopolet_whisper_convert"}
+
+
+@pytest.fixture(scope="module")
+def configs():
+    paper = load_config(ROOT / "config" / "config.yaml", ROOT / CONFIGS[0])
+    rehearsal = load_config(ROOT / "config" / "config.yaml", *(ROOT / c for c in CONFIGS))
+    return paper, rehearsal
+
+
+def test_every_paper_model_keeps_its_kind_and_limits(configs):
+    paper, rehearsal = configs
+    changed = [f"{name}.{k}: {m.get(k)!r} -> {rehearsal['models'][name].get(k)!r}"
+               for name, m in paper["models"].items() for k in KEPT
+               if m.get(k) != rehearsal["models"][name].get(k)]
+    assert not changed, changed
+    for name, m in rehearsal["models"].items():
+        if m["backend"] == "vllm":
+            # the CPU stand-in engine runs on one process; the job still asks for the paper's GPUs
+            assert m["path"] == "resources/models/smollm2-135m-instruct", name
+        elif m["backend"] == "openai":
+            assert m["base_url"].startswith("http://127.0.0.1:"), name
+
+
+def test_same_model_roles(configs):
+    paper, rehearsal = configs
+    assert study_model_refs(rehearsal) == study_model_refs(paper)
+
+
+@pytest.mark.slow
+def test_rehearsal_dag_has_every_paper_rule_but_the_network_ones():
+    paper = rules_of(planned_jobs(ROOT, "--configfile", *CONFIGS[:1], "--forceall"))
+    rehearsal_jobs = planned_jobs(ROOT, "--configfile", *CONFIGS, "--forceall")
+    rehearsal = rules_of(rehearsal_jobs)
+    missing = paper - rehearsal - NETWORK_RULES
+    assert not missing, f"paper rules the rehearsal DAG lacks: {sorted(missing)}"
+    assert NETWORK_RULES <= paper
+    print(f"\n[rehearsal] {len(rehearsal_jobs)} jobs, {len(rehearsal)} rules; paper DAG {len(paper)} rules; "
+          f"only in the rehearsal: {sorted(rehearsal - paper)}")
