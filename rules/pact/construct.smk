@@ -25,6 +25,7 @@ rule pact_filter_cultureatlas:
     params:
         llm=llm_of(pact_construction_model()),
         sampling=pact_sampling("pact.construct.filter"),
+        max_rows=conf("pact.construct.filter_max_rows"),
         seed=conf("seed"),
     script:
         "../../scripts/pact/filter_cultureatlas.py"

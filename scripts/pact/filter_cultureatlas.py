@@ -6,7 +6,8 @@ from cultalign.pact.prompts import template_hashes
 
 job = Job(snakemake)
 client = open_client(job)
-out = filter_cultureatlas(read_tsv(job.input.table), client, SamplingParams.from_config(job.params.sampling, job.seed))
+out = filter_cultureatlas(read_tsv(job.input.table), client, SamplingParams.from_config(job.params.sampling, job.seed),
+                          max_rows=job.params.max_rows)
 counts = filter_counts(out)
 for table, path in ((out, job.output.table), (counts, job.output.counts)):
     job.write_table(table, path, client=client, seed=job.seed, prompt_templates=template_hashes("filter_cultureatlas"),

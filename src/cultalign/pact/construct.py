@@ -56,9 +56,12 @@ def _run(client, prompts: list[str], schema: dict, params: SamplingParams, max_a
 
 
 def filter_cultureatlas(df: pd.DataFrame, client, sampling: SamplingParams,
-                        max_attempts: int | None = None) -> pd.DataFrame:
+                        max_attempts: int | None = None, max_rows: int | None = None) -> pd.DataFrame:
     """Classify each row; keep only social, actionable norms.  Unparseable rows are
-    kept out (``keep`` False) with reason ``invalid_output`` and counted."""
+    kept out (``keep`` False) with reason ``invalid_output`` and counted.  ``max_rows``:
+    only the first rows in file order (a cut-down run; None = every row, the paper)."""
+    if max_rows is not None:
+        df = df.head(max_rows)
     prompts = [render("filter_cultureatlas", country=r.country, keyword=r.keyword, positive_sample=r.positive_sample)
                for r in df.itertuples()]
     res = _run(client, prompts, FILTER_SCHEMA, sampling, max_attempts)
