@@ -168,3 +168,40 @@ def test_fault_cache_legacy_file_without_checksums_is_served_and_warned_once(tmp
     row = sqlite3.connect(path).execute("SELECT response, checksum FROM requests WHERE key='new'").fetchone()
     assert row[1] == value_checksum(row[0])
     assert len(cache.get_many([f"k{i}" for i in range(3)] + ["new"])) == 1
+
+
+ORPHAN = """
+import sys, time
+from cultalign.models.cache import RequestCache
+c = RequestCache(sys.argv[1], "m", writer="job-a")
+print("open", flush=True)
+time.sleep(2.0)  # the orphaned job of a killed run, still computing
+c.put_many([("k-orphan", "score", {}, {"logprobs": [-2.5], "token_counts": [1]})])
+"""
+
+
+def test_fault_cache_orphan_writer_is_waited_for(tmp_path, caplog):
+    """The job of a killed run lives on: the rerun's job (same writer) waits, then sees its requests."""
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    orphan = subprocess.Popen([sys.executable, "-c", ORPHAN, str(tmp_path)], env=env, stdout=subprocess.PIPE,
+                              text=True)
+    assert orphan.stdout.readline().strip() == "open"
+    caplog.set_level(logging.WARNING, logger="cultalign.models.cache")
+    t0 = time.monotonic()
+    cache = RequestCache(tmp_path, "m", writer="job-a")
+    waited = time.monotonic() - t0
+    assert orphan.wait(30) == 0
+    assert waited > 1.0
+    assert cache.get("k-orphan") == {"logprobs": [-2.5], "token_counts": [1]}
+    msg = "\n".join(r.getMessage() for r in caplog.records)
+    assert f"pid {orphan.pid}" in msg and "job-a.sqlite" in msg and "waiting" in msg
+    # within one process, caches of one writer share the lock (no self-deadlock)
+    again = RequestCache(tmp_path, "m", writer="job-a")
+    again.close()
+    cache.put_many([("k2", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
+    cache.close()

@@ -24,6 +24,12 @@ Damage is never served and never deleted:
   file is skipped).  Another job's file gets two more tries a moment apart
   first, so a reader never moves aside a file that only looked damaged while
   it was being written;
+* one process at a time writes a file: the cache takes an exclusive ``flock``
+  on ``<writer>.sqlite.lock`` while it is open.  When a Snakemake run is
+  killed, its running jobs live on (orphans); the rerun's job with the same
+  writer waits for the orphan to finish (logged, naming its pid), then finds
+  the orphan's requests in the cache instead of writing the same file at the
+  same time;
 * entries written before checksums existed (files of an older version, whose
   ``checksum`` is empty) are served, as they always were, and counted in one
   warning per file: there is nothing to check them against.  Delete or move
@@ -32,6 +38,7 @@ Damage is never served and never deleted:
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import logging
@@ -59,6 +66,8 @@ COLUMNS = "key, kind, request, response, created, checksum"
 CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
 READER_RETRIES = 2
 READER_RETRY_WAIT_S = 0.5
+WRITER_WAIT_LOG_S = 60.0
+_writer_locks: dict[str, list[int]] = {}  # lock path -> [descriptor, users] in this process
 
 
 def canonical_json(obj: Any) -> str:
@@ -107,6 +116,44 @@ def move_aside(path: Path, reason: str) -> Path:
     return target
 
 
+def acquire_writer_lock(path: Path) -> str:
+    """Exclusive lock of a writer file for this process (shared by its caches); waits for another process."""
+    lock = str(path) + ".lock"
+    if lock in _writer_locks:
+        _writer_locks[lock][1] += 1
+        return lock
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    waited = None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            now = time.monotonic()
+            if waited is None or now - waited >= WRITER_WAIT_LOG_S:
+                holder = os.pread(fd, 200, 0).decode(errors="replace") or "unknown"
+                log.warning("request cache %s is being written by another process (%s), e.g. a job of a killed "
+                            "run still going: waiting for it to finish", path, holder)
+                waited = now
+            time.sleep(0.5)
+    if waited is not None:
+        log.warning("request cache %s: the other writer finished; going on", path)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}".encode(), 0)
+    _writer_locks[lock] = [fd, 1]
+    return lock
+
+
+def release_writer_lock(lock: str) -> None:
+    entry = _writer_locks.get(lock)
+    if entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] <= 0:
+        del _writer_locks[lock]
+        os.close(entry[0])  # closing the descriptor releases the flock
+
+
 def _has_checksum(conn: sqlite3.Connection) -> bool:
     return any(row[1] == "checksum" for row in conn.execute("PRAGMA table_info(requests)"))
 
@@ -124,6 +171,7 @@ class RequestCache:
         self._readers: dict[Path, sqlite3.Connection] = {}
         self._reader_checksum: dict[Path, bool] = {}
         self._legacy_warned: set[Path] = set()
+        self._lock = acquire_writer_lock(self.path)
         self._conn = self._open_own()
 
     # -- own file ----------------------------------------------------------
@@ -301,6 +349,9 @@ class RequestCache:
             c.close()
         self._readers.clear()
         self._conn.close()
+        if self._lock:
+            release_writer_lock(self._lock)
+            self._lock = ""
 
 
 def compact(folder: str | os.PathLike, into: str = "merged") -> int:
