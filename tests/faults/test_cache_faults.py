@@ -73,6 +73,9 @@ def test_fault_cache_changed_digit_is_detected_and_recomputed(tmp_path, caplog, 
     assert client.stats["cache_hits"] == N_ITEMS - 1
     assert [g.logprobs for g in got] == [r.logprobs for r in ref]  # -9.111 served, never -1.111
     assert client.cache.events["checksum_mismatches"] == 1
+    from cultalign.core.provenance import sidecar_record
+
+    assert sidecar_record(tmp_path / "x.tsv", client=client)["cache_events"]["checksum_mismatches"] == 1
     msg = "\n".join(r.getMessage() for r in caplog.records)
     assert str(path) in msg and "checksum" in msg
     # the recomputed value went to the reader's own file: a third run is all hits
@@ -205,3 +208,16 @@ def test_fault_cache_orphan_writer_is_waited_for(tmp_path, caplog):
     again.close()
     cache.put_many([("k2", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
     cache.close()
+
+
+def test_fault_cache_own_file_unwritable_names_file_and_key(tmp_path):
+    """Not damage but a file the job cannot write (read-only here): a clear error, nothing moved aside."""
+    from cultalign.models.cache import CacheFileError
+
+    _, path = fill(tmp_path)
+    cache = RequestCache(tmp_path, "m", writer="job-a")
+    cache._conn.close()
+    cache._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # as if the file had become read-only
+    with pytest.raises(CacheFileError, match=rf"{path}.*config key 'cache_dir'"):
+        cache.put_many([("k", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
+    assert corrupt_files(tmp_path) == []

@@ -120,6 +120,9 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
         rec["model"] = {"name": client.spec.name, **client.spec.identity(),
                         "chat_template_hash": client.template_hash()}
         rec["requests"] = dict(client.stats)
+        events = getattr(getattr(client, "cache", None), "events", None)
+        if events and any(events.values()):  # cache damage met (and repaired) while making the table
+            rec["cache_events"] = dict(events)
     if prompt_templates:
         rec["prompt_templates"] = prompt_templates
     if counts:

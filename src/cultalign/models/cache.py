@@ -94,6 +94,16 @@ def slugify(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
 
 
+class CacheFileError(RuntimeError):
+    """A job's own cache file cannot be used for a reason other than damage (permissions, disk full...)."""
+
+
+def own_file_error(path: Path, err: BaseException) -> CacheFileError:
+    return CacheFileError(
+        f"request cache file {path}: {type(err).__name__}: {err}. Check that its folder is writable and its disk "
+        "not full (the folder is config key 'cache_dir'); a damaged file would have been moved aside")
+
+
 def is_corrupt(err: BaseException) -> bool:
     """True when SQLite says the file is damaged (not: locked, busy, missing table)."""
     return isinstance(err, sqlite3.DatabaseError) and getattr(err, "sqlite_errorname", "") in CORRUPT_CODES
@@ -187,7 +197,7 @@ class RequestCache:
             return conn
         except sqlite3.DatabaseError as e:
             if not (is_corrupt(e) or str(e).startswith("integrity check")):
-                raise
+                raise own_file_error(self.path, e) from e
             self._quarantine_own(e)
             return self._connect_own()
 
@@ -307,7 +317,9 @@ class RequestCache:
                 rows = self._select(p, conn, todo)
             except sqlite3.DatabaseError as e:
                 if not is_corrupt(e):
-                    raise
+                    if conn is self._conn:
+                        raise own_file_error(p, e) from e
+                    continue  # another job's file, locked or being replaced: skipped this time
                 if conn is self._conn:
                     self._reopen_own(e)
                 else:
@@ -333,7 +345,7 @@ class RequestCache:
                 self._conn.executemany(sql, values)
         except sqlite3.DatabaseError as e:
             if not is_corrupt(e):
-                raise
+                raise own_file_error(self.path, e) from e
             self._reopen_own(e)
             with self._conn:
                 self._conn.executemany(sql, values)
