@@ -42,3 +42,31 @@ def test_fault_second_run_refused_then_free_after_kill9(tmp_path, monkeypatch):
 def test_the_workflow_takes_the_lock_when_it_starts_jobs():
     smk = (Path(__file__).resolve().parents[2] / "rules" / "common.smk").read_text()
     assert "onstart:\n    hold_run_lock()" in smk
+
+
+def _no_flock(fd, op):
+    import errno
+
+    raise OSError(errno.ENOLCK, "No locks available")
+
+
+def test_fault_filesystem_without_flock_warns_and_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(runlock, "_held", {})
+    monkeypatch.setattr(runlock.fcntl, "flock", _no_flock)
+    runlock.hold_run_lock(tmp_path)
+    err = capsys.readouterr().err
+    assert "cannot lock" in err and "No locks available" in err and "one run at a time" in err
+
+
+def test_fault_cache_on_filesystem_without_flock_warns_and_works(tmp_path, monkeypatch, caplog):
+    import logging
+
+    from cultalign.models import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod.fcntl, "flock", _no_flock)
+    caplog.set_level(logging.WARNING, logger="cultalign.models.cache")
+    c = cache_mod.RequestCache(tmp_path, "m", writer="w")
+    c.put_many([("k", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
+    assert c.get("k") == {"logprobs": [-1.0], "token_counts": [1]}
+    c.close()
+    assert any("cannot lock" in r.getMessage() and "w.sqlite" in r.getMessage() for r in caplog.records)

@@ -50,6 +50,11 @@ def hold_run_lock(workdir: str | os.PathLike = ".") -> Path:
             "Wait for it to finish, then start this run again (or work in a separate copy of the checkout). "
             "Snakemake's own lock does not catch this: any run that ends removes .snakemake/locks."
         ) from None
+    except OSError as e:  # a filesystem without flock (some network mounts): warn, run unguarded
+        os.close(fd)
+        print(f"WARNING: cannot lock {path} ({e}); this run does not guard against a second run in "
+              "the same directory: start one run at a time", file=sys.stderr)
+        return path
     os.ftruncate(fd, 0)
     os.write(fd, json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
                              "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

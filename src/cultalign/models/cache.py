@@ -146,6 +146,10 @@ def acquire_writer_lock(path: Path) -> str:
                             "run still going: waiting for it to finish", path, holder)
                 waited = now
             time.sleep(0.5)
+        except OSError as e:  # a filesystem without flock (some network mounts)
+            log.warning("request cache %s: cannot lock %s (%s); one process per writer file is not enforced",
+                        path, lock, e)
+            break
     if waited is not None:
         log.warning("request cache %s: the other writer finished; going on", path)
     os.ftruncate(fd, 0)
