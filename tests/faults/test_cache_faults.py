@@ -221,3 +221,20 @@ def test_fault_cache_own_file_unwritable_names_file_and_key(tmp_path):
     with pytest.raises(CacheFileError, match=rf"{path}.*config key 'cache_dir'"):
         cache.put_many([("k", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
     assert corrupt_files(tmp_path) == []
+
+
+def test_fault_cache_compact_leaves_out_changed_entries_and_damaged_files(tmp_path, caplog, monkeypatch):
+    from cultalign.models.cache import compact
+
+    _, a = fill(tmp_path, writer="job-a")
+    for writer, n in (("job-b", 5), ("job-c", 2)):  # filled apart (each would read job-a's entries)
+        _, f = fill(tmp_path / writer, writer=writer, n=n)  # items 0..n-1: keys job-a has too
+        f.rename(tmp_path / "m" / f.name)
+    a.write_bytes(a.read_bytes().replace(b"-9.111", b"-1.111"))
+    _overwrite_header(tmp_path / "m" / "job-c.sqlite")
+    caplog.set_level(logging.WARNING, logger="cultalign.models.cache")
+    assert compact(tmp_path / "m") == N_ITEMS  # item 0's good value comes from job-b
+    stored = [r[0] for r in sqlite3.connect(tmp_path / "m" / "merged.sqlite").execute("SELECT response FROM requests")]
+    assert len(stored) == N_ITEMS and not any("-1.111" in v for v in stored) and any("-9.111" in v for v in stored)
+    assert [n.split(".corrupt-")[0] for n in corrupt_files(tmp_path)] == ["job-c.sqlite"]  # kept, not merged
+    assert any("not merged" in r.getMessage() for r in caplog.records)
