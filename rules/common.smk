@@ -30,6 +30,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from cultalign.core.codehash import code_hash
 from cultalign.core.provenance import canonical
+from cultalign.core.runlock import hold_run_lock
 from cultalign.core.shards import shard_ids
 from cultalign.config import (
     check_input_files,
@@ -48,6 +49,12 @@ check_model_refs(config, SCHEMA)
 
 MODELS = config["models"]
 STUDIES = config["studies"]
+
+
+# One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every
+# run's locks when any run ends): a second run stops here, naming the first.
+onstart:
+    hold_run_lock()
 
 
 wildcard_constraints:

@@ -54,6 +54,24 @@ class Job:
         # too, so a failed job never leaves the sidecar of an earlier run behind
         for out in self.output:
             sidecar_path(out).unlink(missing_ok=True)
+        # ... and when the script fails, Snakemake removes the tables it wrote: remove their sidecars
+        self.sidecars_written: list[Path] = []
+        self._discard_on_error()
+
+    def _discard_on_error(self) -> None:
+        """An uncaught exception in the script removes every sidecar this job wrote (then reports as usual)."""
+        previous = sys.excepthook
+
+        def hook(exc_type, exc, tb):
+            self.discard_sidecars()
+            previous(exc_type, exc, tb)
+
+        sys.excepthook = hook
+
+    def discard_sidecars(self) -> None:
+        for p in self.sidecars_written:
+            p.unlink(missing_ok=True)
+        self.sidecars_written.clear()
 
     @property
     def seed(self) -> int:
@@ -75,8 +93,10 @@ class Job:
         """Write a TSV table and its sidecar (see ``provenance.sidecar_record`` for the keywords)."""
         from .tables import write_table  # pandas only where a table is written
 
+        self.sidecars_written.append(sidecar_path(path))
         return write_table(df, path, job=self.record(), **provenance)
 
     def sidecar(self, path: str | Path, **provenance: Any) -> Path:
-        """The sidecar of an output that is not a TSV table (a figure, a folder)."""
+        """The sidecar of an output that is not a TSV table (a figure, a folder); write it after the output."""
+        self.sidecars_written.append(sidecar_path(path))
         return write_sidecar(path, job=self.record(), **provenance)

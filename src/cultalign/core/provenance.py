@@ -6,13 +6,22 @@ ran (``code``), the seed, the model (id, weight revision, backend, chat-template
 hash) with its request counters (cache hits vs model calls), the prompt-template
 hashes, counts, and the package versions of the running environment.
 Write tables with :func:`cultalign.core.tables.write_table`, which writes both.
+
+A sidecar is written atomically right after its table and carries the table's
+content hash (``table_sha256``); :func:`read_sidecar` checks it, so a sidecar
+left beside a table it does not describe (an older run's, a table rewritten by
+hand) fails the reader naming both files instead of passing on stale
+provenance.  Sidecars written before the hash existed carry none and are read
+unchecked.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
+import tempfile
 import time
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -75,6 +84,27 @@ def sidecar_path(table: str | Path) -> Path:
     return Path(str(table) + ".provenance.json")
 
 
+class StaleSidecarError(ValueError):
+    """A sidecar that does not describe the table beside it."""
+
+
+def content_hash(path: str | Path) -> str | None:
+    """Full SHA-256 of a file, or of a folder (relative paths and contents of its files, sorted);
+    None when ``path`` does not exist."""
+    p = Path(path)
+    h = hashlib.sha256()
+    if p.is_file():
+        with open(p, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        return h.hexdigest()
+    if p.is_dir():
+        for f in sorted(x for x in p.rglob("*") if x.is_file()):
+            h.update(str(f.relative_to(p)).encode() + b"\0" + bytes.fromhex(content_hash(f)) + b"\0")
+        return h.hexdigest()
+    return None
+
+
 def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, client=None, seed: int | None = None,
                    prompt_templates: dict[str, str] | None = None, counts: dict[str, Any] | None = None,
                    extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -90,6 +120,9 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
         rec["model"] = {"name": client.spec.name, **client.spec.identity(),
                         "chat_template_hash": client.template_hash()}
         rec["requests"] = dict(client.stats)
+        events = getattr(getattr(client, "cache", None), "events", None)
+        if events and any(events.values()):  # cache damage met (and repaired) while making the table
+            rec["cache_events"] = dict(events)
     if prompt_templates:
         rec["prompt_templates"] = prompt_templates
     if counts:
@@ -97,16 +130,45 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
     if extra:
         rec.update(extra)
     rec["packages"] = package_versions()
+    rec["table_sha256"] = content_hash(table)
     return rec
 
 
 def write_sidecar(table: str | Path, **kwargs) -> Path:
-    """Write the provenance sidecar of ``table`` (keyword arguments: :func:`sidecar_record`)."""
+    """Write the provenance sidecar of ``table`` (keyword arguments: :func:`sidecar_record`), after the
+    table itself: atomically (temporary file, then rename), with the table's content hash."""
     p = sidecar_path(table)
-    p.write_text(json.dumps(sidecar_record(table, **kwargs), indent=2, sort_keys=True, default=str))
+    text = json.dumps(sidecar_record(table, **kwargs), indent=2, sort_keys=True, default=str)
+    fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{p.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(tmp, 0o666 & ~mask)  # mkstemp makes 0600; a sidecar gets the usual permissions
+        os.replace(tmp, p)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
     return p
 
 
-def read_sidecar(table: str | Path) -> dict[str, Any]:
+def read_sidecar(table: str | Path, verify: bool = True) -> dict[str, Any]:
+    """The sidecar of ``table`` ({} when it has none).  ``verify``: a sidecar whose recorded content
+    hash is not the table's (or whose table is missing) raises :class:`StaleSidecarError`."""
     p = sidecar_path(table)
-    return json.loads(p.read_text()) if p.exists() else {}
+    if not p.exists():
+        return {}
+    try:
+        rec = json.loads(p.read_text())
+    except ValueError as e:
+        raise StaleSidecarError(f"{p}: not valid JSON ({e}); rerun the rule that writes {table}") from e
+    want = rec.get("table_sha256")
+    if verify and want is not None:
+        have = content_hash(table)
+        if have != want:
+            state = "is missing" if have is None else f"has sha256 {have[:16]}..., the sidecar records {want[:16]}..."
+            raise StaleSidecarError(
+                f"{p} does not describe the table beside it: {table} {state}. The table was rewritten or the "
+                f"sidecar is left from another run; rerun the rule that writes {table} (or delete both files)")
+    return rec

@@ -10,12 +10,38 @@ most the batch in flight.  ``compact()`` merges the files of a folder.
 The key is the SHA-256 of: request kind, model id, weight revision, backend,
 the rendered prompt (after the chat template), every decoding parameter, the
 seed and (for structured output) the JSON schema.
+
+Damage is never served and never deleted:
+
+* every entry stores ``checksum``, the SHA-256 of its stored value (the
+  canonical JSON text of the response).  On read a mismatch (a changed digit,
+  a truncated value) is logged as a warning naming the file and the key, and
+  the entry counts as a miss: the request is recomputed and the good value
+  written to this job's own file;
+* a file SQLite cannot read (not a database, malformed pages) is moved aside
+  as ``<file>.corrupt-<UTC time>`` (its journal too), with a warning naming
+  both paths; the job goes on (its own file is recreated empty, another job's
+  file is skipped).  Another job's file gets two more tries a moment apart
+  first, so a reader never moves aside a file that only looked damaged while
+  it was being written;
+* one process at a time writes a file: the cache takes an exclusive ``flock``
+  on ``<writer>.sqlite.lock`` while it is open.  When a Snakemake run is
+  killed, its running jobs live on (orphans); the rerun's job with the same
+  writer waits for the orphan to finish (logged, naming its pid), then finds
+  the orphan's requests in the cache instead of writing the same file at the
+  same time;
+* entries written before checksums existed (files of an older version, whose
+  ``checksum`` is empty) are served, as they always were, and counted in one
+  warning per file: there is nothing to check them against.  Delete or move
+  the file to recompute them.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import logging
 import os
 import re
 import sqlite3
@@ -23,15 +49,25 @@ import time
 from pathlib import Path
 from typing import Any, Iterable
 
+log = logging.getLogger(__name__)
+
 SCHEMA_SQL = """
 CREATE TABLE IF NOT EXISTS requests (
     key TEXT PRIMARY KEY,
     kind TEXT NOT NULL,
     request TEXT NOT NULL,
     response TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    checksum TEXT
 )
 """
+COLUMNS = "key, kind, request, response, created, checksum"
+# SQLite's codes for a file that is not (or no longer) a readable database
+CORRUPT_CODES = {"SQLITE_CORRUPT", "SQLITE_NOTADB"}
+READER_RETRIES = 2
+READER_RETRY_WAIT_S = 0.5
+WRITER_WAIT_LOG_S = 60.0
+_writer_locks: dict[str, list[int]] = {}  # lock path -> [descriptor, users] in this process
 
 
 def canonical_json(obj: Any) -> str:
@@ -49,8 +85,91 @@ def request_key(kind: str, identity: dict[str, Any], payload: dict[str, Any]) ->
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+def value_checksum(stored: str) -> str:
+    """Checksum of a stored value (the canonical JSON text of a response)."""
+    return hashlib.sha256(stored.encode("utf-8")).hexdigest()
+
+
 def slugify(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "x"
+
+
+class CacheFileError(RuntimeError):
+    """A job's own cache file cannot be used for a reason other than damage (permissions, disk full...)."""
+
+
+def own_file_error(path: Path, err: BaseException) -> CacheFileError:
+    return CacheFileError(
+        f"request cache file {path}: {type(err).__name__}: {err}. Check that its folder is writable and its disk "
+        "not full (the folder is config key 'cache_dir'); a damaged file would have been moved aside")
+
+
+def is_corrupt(err: BaseException) -> bool:
+    """True when SQLite says the file is damaged (not: locked, busy, missing table)."""
+    return isinstance(err, sqlite3.DatabaseError) and getattr(err, "sqlite_errorname", "") in CORRUPT_CODES
+
+
+def move_aside(path: Path, reason: str) -> Path:
+    """Rename a damaged cache file (and its journal) to ``<file>.corrupt-<UTC time>``; never delete it."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
+        n += 1
+    os.replace(path, target)
+    journal = path.with_name(path.name + "-journal")
+    if journal.exists():  # a journal must never be replayed into the file that replaces this one
+        os.replace(journal, target.with_name(target.name + "-journal"))
+    log.warning("request cache file %s is damaged (%s): moved aside to %s; its requests are recomputed",
+                path, reason, target)
+    return target
+
+
+def acquire_writer_lock(path: Path) -> str:
+    """Exclusive lock of a writer file for this process (shared by its caches); waits for another process."""
+    lock = str(path) + ".lock"
+    if lock in _writer_locks:
+        _writer_locks[lock][1] += 1
+        return lock
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    waited = None
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            now = time.monotonic()
+            if waited is None or now - waited >= WRITER_WAIT_LOG_S:
+                holder = os.pread(fd, 200, 0).decode(errors="replace") or "unknown"
+                log.warning("request cache %s is being written by another process (%s), e.g. a job of a killed "
+                            "run still going: waiting for it to finish", path, holder)
+                waited = now
+            time.sleep(0.5)
+        except OSError as e:  # a filesystem without flock (some network mounts)
+            log.warning("request cache %s: cannot lock %s (%s); one process per writer file is not enforced",
+                        path, lock, e)
+            break
+    if waited is not None:
+        log.warning("request cache %s: the other writer finished; going on", path)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on {os.uname().nodename}".encode(), 0)
+    _writer_locks[lock] = [fd, 1]
+    return lock
+
+
+def release_writer_lock(lock: str) -> None:
+    entry = _writer_locks.get(lock)
+    if entry is None:
+        return
+    entry[1] -= 1
+    if entry[1] <= 0:
+        del _writer_locks[lock]
+        os.close(entry[0])  # closing the descriptor releases the flock
+
+
+def _has_checksum(conn: sqlite3.Connection) -> bool:
+    return any(row[1] == "checksum" for row in conn.execute("PRAGMA table_info(requests)"))
 
 
 class RequestCache:
@@ -61,41 +180,156 @@ class RequestCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.writer = slugify(writer or f"{os.uname().nodename}-{os.getpid()}")
         self.path = self.folder / f"{self.writer}.sqlite"
-        self._conn = sqlite3.connect(self.path, timeout=60)
-        self._conn.execute("PRAGMA journal_mode=DELETE")
-        self._conn.execute("PRAGMA synchronous=FULL")
-        self._conn.execute(SCHEMA_SQL)
-        self._conn.commit()
+        # damage seen by this process: checksum mismatches, files moved aside, legacy entries served
+        self.events: dict[str, int] = {"checksum_mismatches": 0, "files_moved_aside": 0, "unverified_hits": 0}
         self._readers: dict[Path, sqlite3.Connection] = {}
+        self._reader_checksum: dict[Path, bool] = {}
+        self._legacy_warned: set[Path] = set()
+        self._lock = acquire_writer_lock(self.path)
+        self._conn = self._open_own()
+
+    # -- own file ----------------------------------------------------------
+    def _open_own(self) -> sqlite3.Connection:
+        existed = self.path.exists() and self.path.stat().st_size > 0
+        try:
+            conn = self._connect_own()
+            if existed:
+                res = conn.execute("PRAGMA quick_check").fetchall()
+                if res != [("ok",)]:
+                    conn.close()
+                    raise sqlite3.DatabaseError(f"integrity check: {res[0][0]}")
+            return conn
+        except sqlite3.DatabaseError as e:
+            if not (is_corrupt(e) or str(e).startswith("integrity check")):
+                raise own_file_error(self.path, e) from e
+            self._quarantine_own(e)
+            return self._connect_own()
+
+    def _connect_own(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=60)
+        try:
+            conn.execute("PRAGMA journal_mode=DELETE")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute(SCHEMA_SQL)
+            if not _has_checksum(conn):  # a file of an older version: its entries stay, unverified
+                conn.execute("ALTER TABLE requests ADD COLUMN checksum TEXT")
+            conn.commit()
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+        return conn
+
+    def _quarantine_own(self, err: BaseException) -> None:
+        try:
+            self._conn.close()
+        except (AttributeError, sqlite3.Error):
+            pass
+        move_aside(self.path, f"{type(err).__name__}: {err}")
+        self.events["files_moved_aside"] += 1
+
+    def _reopen_own(self, err: BaseException) -> None:
+        self._quarantine_own(err)
+        self._conn = self._connect_own()
 
     # -- reading -----------------------------------------------------------
-    def _reader_conns(self) -> list[sqlite3.Connection]:
-        conns = [self._conn]
+    def _open_reader(self, p: Path) -> sqlite3.Connection | None:
+        """A read-only connection to another writer's file; None to skip it for now."""
+        for attempt in range(READER_RETRIES + 1):
+            try:
+                c = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=60)
+            except sqlite3.OperationalError:
+                return None  # gone (moved aside by another reader) or not readable now
+            try:
+                c.execute("SELECT 1 FROM requests LIMIT 1").fetchall()
+                self._reader_checksum[p] = _has_checksum(c)
+                return c
+            except sqlite3.DatabaseError as e:
+                c.close()
+                if not is_corrupt(e):
+                    return None  # a file another job is creating right now, or locked: next time
+                if attempt < READER_RETRIES:
+                    time.sleep(READER_RETRY_WAIT_S)
+                    continue
+                self._reader_damaged(p, e)
+        return None
+
+    def _reader_damaged(self, p: Path, err: BaseException) -> None:
+        c = self._readers.pop(p, None)
+        if c is not None:
+            c.close()
+        try:
+            move_aside(p, f"{type(err).__name__}: {err}; read by writer {self.writer}")
+            self.events["files_moved_aside"] += 1
+        except FileNotFoundError:  # another job moved it first
+            pass
+
+    def _reader_conns(self) -> list[tuple[Path, sqlite3.Connection]]:
+        conns = [(self.path, self._conn)]
         for p in sorted(self.folder.glob("*.sqlite")):
             if p == self.path:
                 continue
             if p not in self._readers:
-                try:
-                    c = sqlite3.connect(f"file:{p}?mode=ro", uri=True, timeout=60)
-                    c.execute("SELECT 1 FROM requests LIMIT 1")
-                except sqlite3.DatabaseError:
-                    continue  # a file another job is creating right now
+                c = self._open_reader(p)
+                if c is None:
+                    continue
                 self._readers[p] = c
-            conns.append(self._readers[p])
+            conns.append((p, self._readers[p]))
         return conns
+
+    def _select(self, p: Path, conn: sqlite3.Connection, keys: list[str]) -> list[tuple[str, str, str | None]]:
+        has_sum = conn is self._conn or self._reader_checksum.get(p, True)  # own file: migrated at open
+        col = "checksum" if has_sum else "NULL"
+        rows = []
+        for i in range(0, len(keys), 500):
+            chunk = keys[i : i + 500]
+            q = f"SELECT key, response, {col} FROM requests WHERE key IN ({','.join('?' * len(chunk))})"
+            rows.extend(conn.execute(q, chunk).fetchall())
+        return rows
+
+    def _verified(self, p: Path, rows) -> dict[str, Any]:
+        found: dict[str, Any] = {}
+        legacy = 0
+        for key, resp, checksum in rows:
+            if checksum is None:
+                legacy += 1
+            elif value_checksum(resp) != checksum:
+                self.events["checksum_mismatches"] += 1
+                log.warning("request cache %s: entry %s does not match its checksum (the stored value was "
+                            "changed); treated as a miss and recomputed", p, key)
+                continue
+            try:
+                found[key] = json.loads(resp)
+            except ValueError:
+                self.events["checksum_mismatches"] += 1
+                log.warning("request cache %s: entry %s is not valid JSON; treated as a miss and recomputed", p, key)
+        if legacy:
+            self.events["unverified_hits"] += legacy
+            if p not in self._legacy_warned:
+                self._legacy_warned.add(p)
+                log.warning("request cache %s: %d entr(ies) written before cache checksums are served unverified; "
+                            "move the file aside to recompute them", p, legacy)
+        return found
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
         keys = list(dict.fromkeys(keys))
         found: dict[str, Any] = {}
-        for conn in self._reader_conns():
+        for p, conn in self._reader_conns():
             todo = [k for k in keys if k not in found]
             if not todo:
                 break
-            for i in range(0, len(todo), 500):
-                chunk = todo[i : i + 500]
-                q = f"SELECT key, response FROM requests WHERE key IN ({','.join('?' * len(chunk))})"
-                for k, resp in conn.execute(q, chunk):
-                    found[k] = json.loads(resp)
+            try:
+                rows = self._select(p, conn, todo)
+            except sqlite3.DatabaseError as e:
+                if not is_corrupt(e):
+                    if conn is self._conn:
+                        raise own_file_error(p, e) from e
+                    continue  # another job's file, locked or being replaced: skipped this time
+                if conn is self._conn:
+                    self._reopen_own(e)
+                else:
+                    self._reader_damaged(p, e)
+                continue
+            found.update(self._verified(p, rows))
         return found
 
     def get(self, key: str) -> Any | None:
@@ -105,38 +339,69 @@ class RequestCache:
     def put_many(self, rows: Iterable[tuple[str, str, dict, Any]]) -> None:
         """rows: (key, kind, request payload, response); one transaction."""
         now = time.time()
-        with self._conn:
-            self._conn.executemany(
-                "INSERT OR REPLACE INTO requests (key, kind, request, response, created) VALUES (?,?,?,?,?)",
-                [(k, kind, canonical_json(req), canonical_json(resp), now) for k, kind, req, resp in rows],
-            )
+        values = []
+        for k, kind, req, resp in rows:
+            stored = canonical_json(resp)
+            values.append((k, kind, canonical_json(req), stored, now, value_checksum(stored)))
+        sql = f"INSERT OR REPLACE INTO requests ({COLUMNS}) VALUES (?,?,?,?,?,?)"
+        try:
+            with self._conn:
+                self._conn.executemany(sql, values)
+        except sqlite3.DatabaseError as e:
+            if not is_corrupt(e):
+                raise own_file_error(self.path, e) from e
+            self._reopen_own(e)
+            with self._conn:
+                self._conn.executemany(sql, values)
 
     def __bool__(self) -> bool:  # an empty cache is still a cache
         return True
 
     def __len__(self) -> int:
-        return sum(c.execute("SELECT COUNT(*) FROM requests").fetchone()[0] for c in self._reader_conns())
+        return sum(c.execute("SELECT COUNT(*) FROM requests").fetchone()[0] for _, c in self._reader_conns())
 
     def close(self) -> None:
         for c in self._readers.values():
             c.close()
         self._readers.clear()
         self._conn.close()
+        if self._lock:
+            release_writer_lock(self._lock)
+            self._lock = ""
 
 
 def compact(folder: str | os.PathLike, into: str = "merged") -> int:
-    """Merge every writer file of a model folder into ``<into>.sqlite``; returns rows."""
+    """Merge every writer file of a model folder into ``<into>.sqlite``; returns rows.
+
+    Entries whose value does not match its checksum are left out (warned); a
+    damaged file is moved aside, not merged; legacy entries keep an empty checksum."""
     folder = Path(folder)
     target = folder / f"{slugify(into)}.sqlite"
     conn = sqlite3.connect(target)
     conn.execute(SCHEMA_SQL)
+    if not _has_checksum(conn):
+        conn.execute("ALTER TABLE requests ADD COLUMN checksum TEXT")
     for p in sorted(folder.glob("*.sqlite")):
         if p == target:
             continue
-        conn.execute("ATTACH DATABASE ? AS src", (str(p),))
-        conn.execute("INSERT OR IGNORE INTO requests SELECT * FROM src.requests")
-        conn.commit()
-        conn.execute("DETACH DATABASE src")
+        try:
+            src = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
+            col = "checksum" if _has_checksum(src) else "NULL"
+            rows = src.execute(f"SELECT key, kind, request, response, created, {col} FROM requests").fetchall()
+            src.close()
+        except sqlite3.DatabaseError as e:
+            if not is_corrupt(e):
+                raise
+            move_aside(p, f"{type(e).__name__}: {e}")
+            continue
+        good = []
+        for r in rows:
+            if r[5] is not None and value_checksum(r[3]) != r[5]:
+                log.warning("request cache %s: entry %s does not match its checksum; not merged", p, r[0])
+                continue
+            good.append(r)
+        with conn:
+            conn.executemany(f"INSERT OR IGNORE INTO requests ({COLUMNS}) VALUES (?,?,?,?,?,?)", good)
         p.unlink()
     n = conn.execute("SELECT COUNT(*) FROM requests").fetchone()[0]
     conn.close()

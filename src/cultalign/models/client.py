@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from typing import Any, Callable, Sequence
 
 import jsonschema
@@ -55,8 +56,11 @@ def make_backend(spec: ModelSpec):
 class ModelClient:
     """Cached, batched access to one model.
 
-    The backend is created lazily: a run whose requests are all cached never
-    loads the weights.  ``stats`` counts cache hits and backend requests.
+    The backend is created lazily, on the first cache miss: rendering (the cache
+    key) needs only the tokenizer and chat template, so a run whose requests are
+    all cached never loads the weights.  ``stats`` counts cache hits and backend
+    requests; ``load_seconds`` is the time spent creating the backend (0 when
+    it never was).
     """
 
     def __init__(self, spec: ModelSpec, cache: RequestCache | None = None, backend: Any | None = None,
@@ -68,12 +72,15 @@ class ModelClient:
         self.retry_temperature = retry_temperature
         self.max_attempts = max_attempts  # of generate_parsed / generate_json (config retry.max_attempts)
         self.stats = {"cache_hits": 0, "model_requests": 0, "backend_batches": 0}
+        self.load_seconds = 0.0
 
     @property
     def backend(self):
         if self._backend is None:
             log.info("loading model %s (%s) from %s", self.spec.name, self.spec.backend, self.spec.location)
+            t0 = time.perf_counter()
             self._backend = make_backend(self.spec)
+            self.load_seconds += time.perf_counter() - t0
         return self._backend
 
     def close(self) -> None:

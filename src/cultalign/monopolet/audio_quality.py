@@ -5,12 +5,12 @@ statistics rules need no audio packages)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ..core.provenance import read_sidecar
 from ..core.tables import read_tsv
 
 
@@ -22,7 +22,7 @@ def audio_quality(transcript_sidecars: list[str], turns: list[str], reference_tu
     refs = {Path(p).name.split(".")[0]: p for p in reference_turns}
     for side, tp in zip(transcript_sidecars, turns):
         ep = Path(tp).name.split(".")[0]
-        t = json.loads(Path(side).read_text()).get("timing", {})
+        t = read_sidecar(str(side).removesuffix(".provenance.json")).get("timing", {})  # hash-checked
         purity = np.nan
         if ep in refs:
             purity = speaker_purity(read_tsv(tp, empty_as_na=True), read_tsv(refs[ep], empty_as_na=True))

@@ -1,0 +1,109 @@
+"""Fault injection on provenance sidecars: a failing rerun, a sidecar that does not match its table."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cultalign.core.provenance import StaleSidecarError, read_sidecar, sidecar_path
+from cultalign.core.tables import write_table
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+SNAKEFILE = textwrap.dedent("""
+    rule two_tables:
+        input: "in.txt"
+        output: a="out/a.tsv", b="out/b.tsv"
+        log: "logs/two_tables.log"
+        script: "two_tables.py"
+""")
+# writes table a (and its sidecar), then fails before table b when the input says so
+SCRIPT = textwrap.dedent("""
+    import pandas as pd
+    from cultalign.core.job import Job
+    job = Job(snakemake)
+    text = open(job.input[0]).read()
+    job.write_table(pd.DataFrame({"x": [text]}), job.output.a)
+    if "fail" in text:
+        raise RuntimeError("injected failure after the first table")
+    job.write_table(pd.DataFrame({"y": [text]}), job.output.b)
+""")
+
+
+def smk(work):
+    env = {"PYTHONPATH": str(SRC), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "HOME": str(work)}
+    return subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.slow
+def test_fault_sidecar_failing_rerun_leaves_no_stale_sidecar(tmp_path):
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
+    (tmp_path / "two_tables.py").write_text(SCRIPT)
+    (tmp_path / "in.txt").write_text("first")
+    assert smk(tmp_path).returncode == 0
+    a, b = tmp_path / "out" / "a.tsv", tmp_path / "out" / "b.tsv"
+    assert read_sidecar(a)["rule"] == "two_tables" and read_sidecar(b)["table_sha256"]
+    (tmp_path / "in.txt").write_text("now fail")  # newer input: the rerun fails midway
+    out = smk(tmp_path)
+    assert out.returncode != 0
+    assert "injected failure" in (tmp_path / "logs" / "two_tables.log").read_text()
+    # Snakemake removed both tables; no sidecar of either survives (a: written then discarded,
+    # b: the earlier run's, removed at the start of the job)
+    assert not a.exists() and not b.exists()
+    assert not sidecar_path(a).exists() and not sidecar_path(b).exists()
+    assert not list((tmp_path / "out").glob("*.tmp"))
+
+
+def test_fault_sidecar_of_a_rewritten_table_is_detected(tmp_path):
+    t = tmp_path / "t.tsv"
+    write_table(pd.DataFrame({"score": [2.86]}), t, job={"rule": "r"})
+    assert read_sidecar(t)["rule"] == "r"
+    t.write_text(t.read_text().replace("2.86", "4.0"))  # the table changed, its sidecar did not
+    with pytest.raises(StaleSidecarError, match=r"t\.tsv\.provenance\.json does not describe the table") as e:
+        read_sidecar(t)
+    assert str(t) in str(e.value)
+    assert read_sidecar(t, verify=False)["rule"] == "r"  # still readable on purpose
+
+
+def test_fault_sidecar_from_another_run_beside_a_table(tmp_path):
+    old, new = tmp_path / "old.tsv", tmp_path / "new.tsv"
+    write_table(pd.DataFrame({"a": [1]}), old, job={"rule": "earlier"})
+    write_table(pd.DataFrame({"a": [2]}), new, job={"rule": "later"})
+    sidecar_path(old).replace(sidecar_path(new))  # the earlier run's sidecar now sits beside the new table
+    with pytest.raises(StaleSidecarError):
+        read_sidecar(new)
+    old.unlink()
+    write_table(pd.DataFrame({"a": [1]}), old, job={"rule": "earlier"})
+    old.unlink()  # a sidecar whose table is gone
+    with pytest.raises(StaleSidecarError, match="is missing"):
+        read_sidecar(old)
+
+
+def test_fault_sidecar_stale_part_fails_the_gathering_reader(tmp_path):
+    from cultalign.monopolet.gathering import summed_counts
+
+    parts = [tmp_path / f"part{i}.tsv" for i in range(2)]
+    for i, p in enumerate(parts):
+        write_table(pd.DataFrame({"a": [i]}), p, job={"rule": "r"}, counts={"rows": 1})
+    assert summed_counts(parts) == {"rows": 2}
+    parts[1].write_text("a\n7\n8\n")
+    with pytest.raises(StaleSidecarError, match="part1.tsv"):
+        summed_counts(parts)
+
+
+def test_fault_sidecar_legacy_without_hash_is_read_unchecked(tmp_path):
+    import json
+
+    t = tmp_path / "t.tsv"
+    write_table(pd.DataFrame({"a": [1]}), t, job={"rule": "r"})
+    rec = json.loads(sidecar_path(t).read_text())
+    del rec["table_sha256"]
+    sidecar_path(t).write_text(json.dumps(rec))
+    t.write_text("a\n2\n")
+    assert read_sidecar(t)["rule"] == "r"
