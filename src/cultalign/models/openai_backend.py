@@ -12,8 +12,17 @@
 * retries: rate limits (429), timeouts/connection errors, 408/409 and 5xx are
   retried a bounded number of times with exponential backoff and jitter
   (``Retry-After`` honoured); other errors are raised at once.
-* option scoring needs the log-probabilities of prompt tokens, which a chat
-  endpoint does not give.  A vLLM server gives them through the legacy
+* parameters the model does not accept (``spec.unsupported_params``, e.g.
+  temperature and top_p for the GPT-5 family) are left out of every request;
+  the client keys and records the settings actually sent.
+* option scoring, strategy ``first_token`` (a hosted API;
+  ``capabilities``): a greedy chat completion with ``logprobs=True`` and
+  ``top_logprobs`` (``extra.top_logprobs``, at most 20), within
+  ``extra.first_token_max_tokens`` (default 16) tokens, the labels read from
+  the top-k of the first answer token after the options' prefix
+  (``score_first_token``).
+* option scoring, strategy ``full``, needs the log-probabilities of prompt
+  tokens, which a chat endpoint does not give.  A vLLM server gives them through the legacy
   completions endpoint (``echo=True, logprobs=0``).  The prompt is rendered
   locally with the model's chat template (``spec.path`` holds the tokenizer:
   ``render_for_scoring``) and sent as token ids, so the option boundary is

@@ -1,0 +1,140 @@
+"""TEST DOUBLE of a hosted provider's request rules - not the provider, not a model.
+
+``ProviderGate`` is a small HTTP proxy (standard library only) that stands in
+front of an OpenAI-compatible server (``vllm serve`` with SmolLM2 in the
+tests) and refuses, with the provider's kind of answer (HTTP 400,
+``invalid_request_error`` naming the parameter), what a hosted API refuses for
+a model family; everything else is forwarded unchanged.  The rules
+(``FamilyRules``) are written from the providers' public behaviour as this
+project knows it, they are not read from the provider, and a rule missing
+here is simply not enforced:
+
+* no prompt log-probs: the completions endpoint with ``echo`` or
+  ``logprobs``, and vLLM's ``prompt_logprobs`` on any endpoint;
+* ``top_logprobs`` at most 20, and ``logprobs`` only where the family gives
+  them (``logprobs=False``: the GPT-5 / GPT-5-mini case);
+* the GPT-5 family's sampling (``default_sampling_only``): temperature and
+  top_p only at their default, 1;
+* structured output only as ``response_format`` of type ``json_schema``
+  (no vLLM ``guided_*`` / ``structured_outputs`` extras, no ``json_object``).
+
+``violations`` is the pure rule check (unit-tested on its own); the proxy
+applies it per request and keeps what it refused and forwarded for the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MAX_TOP_LOGPROBS = 20
+VLLM_EXTRAS = ("guided_json", "guided_regex", "guided_choice", "guided_grammar", "structured_outputs",
+               "prompt_logprobs")
+
+
+@dataclass(frozen=True)
+class FamilyRules:
+    """What the provider accepts for one model family."""
+
+    logprobs: bool = True  # chat log-probs of generated tokens (top_logprobs <= 20)
+    default_sampling_only: bool = False  # GPT-5 family: temperature / top_p only at 1
+
+
+GPT4O = FamilyRules()
+GPT5_MINI = FamilyRules(logprobs=False, default_sampling_only=True)
+GPT54_MINI = FamilyRules(logprobs=True, default_sampling_only=True)
+
+
+def violations(path: str, body: dict, rules: FamilyRules) -> list[tuple[str, str]]:
+    """(parameter, message) for each rule ``body`` (a request to ``path``) breaks."""
+    out = []
+    if path.endswith("/completions") and not path.endswith("/chat/completions"):
+        if body.get("echo") or body.get("logprobs") is not None:
+            out.append(("echo", "prompt log-probs (echo / logprobs on completions) are not available"))
+    for k in VLLM_EXTRAS:
+        if k in body:
+            out.append((k, f"unrecognized request argument supplied: {k}"))
+    if path.endswith("/chat/completions"):
+        if body.get("logprobs") and not rules.logprobs:
+            out.append(("logprobs", "this model does not support logprobs"))
+        top = body.get("top_logprobs")
+        if top is not None and int(top) > MAX_TOP_LOGPROBS:
+            out.append(("top_logprobs", f"top_logprobs must be at most {MAX_TOP_LOGPROBS}, got {top}"))
+        rf = body.get("response_format")
+        if rf is not None and rf.get("type") != "json_schema":
+            out.append(("response_format", f"response_format type {rf.get('type')!r} is not supported; "
+                                           "use json_schema"))
+    if rules.default_sampling_only:
+        for k in ("temperature", "top_p"):
+            if k in body and float(body[k]) != 1.0:
+                out.append((k, f"Unsupported value: '{k}' does not support {body[k]} with this model. "
+                               "Only the default (1) value is supported."))
+    return out
+
+
+@dataclass
+class ProviderGate:
+    """The proxy: ``ProviderGate(upstream_base, rules)`` listens on 127.0.0.1:<free port> until
+    ``close()``; ``base_url`` replaces the upstream's (same ``/v1`` paths)."""
+
+    upstream: str  # e.g. http://127.0.0.1:8000 (no /v1)
+    rules: FamilyRules
+    refused: list = field(default_factory=list)  # (path, [(param, message)])
+    forwarded: list = field(default_factory=list)  # (path, body)
+
+    def __post_init__(self):
+        gate = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):  # quiet
+                pass
+
+            def _send(self, status: int, payload: bytes, ctype: str = "application/json"):
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def _forward(self, method: str, data: bytes | None):
+                req = urllib.request.Request(gate.upstream + self.path, data=data, method=method)
+                for h in ("Authorization", "Content-Type"):
+                    if self.headers.get(h):
+                        req.add_header(h, self.headers[h])
+                try:
+                    with urllib.request.urlopen(req, timeout=300) as r:
+                        self._send(r.status, r.read(), r.headers.get("Content-Type", "application/json"))
+                except urllib.error.HTTPError as e:
+                    self._send(e.code, e.read())
+
+            def do_GET(self):
+                self._forward("GET", None)
+
+            def do_POST(self):
+                data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                body = json.loads(data or b"{}")
+                bad = violations(self.path, body, gate.rules)
+                if bad:
+                    gate.refused.append((self.path, bad))
+                    err = {"error": {"message": "; ".join(m for _, m in bad), "type": "invalid_request_error",
+                                     "param": bad[0][0], "code": None}}
+                    self._send(400, json.dumps(err).encode())
+                    return
+                gate.forwarded.append((self.path, body))
+                self._forward("POST", data)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
