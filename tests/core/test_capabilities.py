@@ -138,6 +138,13 @@ def test_first_token_model_asked_for_whole_option_texts_fails(paper):
     assert "meta-llama-3-8b-instruct" not in msg  # full scoring models can score texts
 
 
+def test_score_by_model_names_an_evaluated_model(paper):
+    cfg = copy.deepcopy(paper)
+    cfg["personas"]["mcs"]["score_by_model"]["gpt-4o-mni"] = "label"
+    with pytest.raises(ConfigError, match=r"'personas.mcs.score_by_model.gpt-4o-mni': 'gpt-4o-mni' is not one of"):
+        check_scoring(cfg)
+
+
 def test_first_token_default_config_model_fails_for_text_mcs():
     cfg = load_config(ROOT / "config" / "config.yaml")
     cfg["models"]["smollm2-135m-instruct"]["scoring"] = "first_token"

@@ -180,6 +180,12 @@ def check_scoring(config: dict) -> dict[str, str]:
 
     models = config.get("models") or {}
     problems, used = [], {}
+    if "personas" in (config.get("studies") or []):
+        pc = config.get("personas") or {}
+        for m in ((pc.get("mcs") or {}).get("score_by_model") or {}):
+            if m not in (pc.get("models") or []):
+                problems.append(f"config key 'personas.mcs.score_by_model.{m}': {m!r} is not one of "
+                                f"personas.models {pc.get('models')}")
     for u in scoring_uses(config):
         if u.model not in models:
             continue  # check_model_refs names it
