@@ -138,6 +138,17 @@ def test_first_token_model_asked_for_whole_option_texts_fails(paper):
     assert "meta-llama-3-8b-instruct" not in msg  # full scoring models can score texts
 
 
+def test_strategy_the_backend_cannot_run_fails(paper):
+    cfg = copy.deepcopy(paper)
+    cfg["models"]["gpt-4o"]["scoring"] = "full"  # hosted: no prompt log-probs, no local tokenizer
+    cfg["models"]["gpt-oss-20b"]["scoring"] = "first_token"  # a vLLM model
+    with pytest.raises(ConfigError) as e:
+        check_scoring(cfg)
+    msg = str(e.value)
+    assert "rule personas_norms: model 'gpt-4o'" in msg and "models.gpt-4o.path, which is not set" in msg
+    assert "rule monopolet_sections: model 'gpt-oss-20b'" in msg and "only the openai backend does" in msg
+
+
 def test_score_by_model_names_an_evaluated_model(paper):
     cfg = copy.deepcopy(paper)
     cfg["personas"]["mcs"]["score_by_model"]["gpt-4o-mni"] = "label"
@@ -147,7 +158,7 @@ def test_score_by_model_names_an_evaluated_model(paper):
 
 def test_first_token_default_config_model_fails_for_text_mcs():
     cfg = load_config(ROOT / "config" / "config.yaml")
-    cfg["models"]["smollm2-135m-instruct"]["scoring"] = "first_token"
+    cfg["models"]["smollm2-135m-instruct"].update(backend="openai", path=None)  # as if hosted: first_token
     with pytest.raises(ConfigError, match="personas.mcs.score = 'text'"):
         check_scoring(cfg)
     cfg["personas"]["mcs"]["score"] = "label"

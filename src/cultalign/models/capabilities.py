@@ -69,6 +69,18 @@ def label_problem(labels: Sequence[str] | None) -> str | None:
     return None
 
 
+def backend_problem(name: str, model: dict[str, Any], strategy: str) -> str | None:
+    """Why the backend of model ``name`` cannot score with ``strategy`` (None when it can)."""
+    backend = model.get("backend", "transformers")
+    if strategy == "first_token" and backend != "openai":
+        return (f"models.{name}.scoring is first_token, which only the openai backend does (backend is "
+                f"{backend!r}; it scores full)")
+    if strategy == "full" and backend == "openai" and not model.get("path"):
+        return (f"full scoring through the openai backend needs a server with prompt log-probs (vLLM) and "
+                f"the model's tokenizer in models.{name}.path, which is not set")
+    return None
+
+
 # -- first_token scoring ----------------------------------------------------------------
 def first_token_scores(tokens: Sequence[tuple[str, Sequence[tuple[str, float]]]], labels: Sequence[str],
                        prefix: str = "") -> OptionScores:
@@ -191,8 +203,10 @@ def check_scoring(config: dict) -> dict[str, str]:
             continue  # check_model_refs names it
         strategy = scoring_of(u.model, models[u.model])
         used[u.model] = strategy
-        why = None
-        if strategy == "none":
+        why = backend_problem(u.model, models[u.model], strategy)
+        if why:
+            pass
+        elif strategy == "none":
             why = "it cannot score options (models.{m}.scoring: none)"
         elif strategy == "first_token":
             lp = label_problem(u.labels)
