@@ -204,17 +204,14 @@ def check_scoring(config: dict) -> dict[str, str]:
         strategy = scoring_of(u.model, models[u.model])
         used[u.model] = strategy
         why = backend_problem(u.model, models[u.model], strategy)
-        if why:
-            pass
-        elif strategy == "none":
-            why = "it cannot score options (models.{m}.scoring: none)"
-        elif strategy == "first_token":
-            lp = label_problem(u.labels)
-            if lp:
-                why = f"it scores by first-token log-probs (models.{{m}}.scoring: first_token) and {lp}"
+        if why is None and strategy == "none":
+            why = f"it cannot score options (models.{u.model}.scoring: none)"
+        elif why is None and strategy == "first_token" and label_problem(u.labels):
+            why = (f"it scores by first-token log-probs (models.{u.model}.scoring: first_token) and "
+                   f"{label_problem(u.labels)}")
         if why:
             problems.append(f"rule {u.rule}: model {u.model!r} is asked to score options by config key "
-                            f"'{u.key}', but " + why.format(m=u.model))
+                            f"'{u.key}', but {why}")
     if problems:
         raise ConfigError("option scoring the model cannot do:\n  " + "\n  ".join(dict.fromkeys(problems)))
     return used
