@@ -61,18 +61,6 @@ class ModelClient:
         self.retry_temperature = retry_temperature
         self.max_attempts = max_attempts  # of generate_parsed / generate_json (config retry.max_attempts)
         self.stats = {"cache_hits": 0, "model_requests": 0, "backend_batches": 0}
-        self._dropped_logged = False
-
-    @property
-    def scoring(self) -> str:
-        """This model's option-scoring strategy: full, first_token or none (``capabilities``)."""
-        return self.spec.scoring_strategy
-
-    def provenance(self) -> dict[str, Any]:
-        """What a table's sidecar records about the model: identity, chat template, the
-        option-scoring strategy and the sampling settings left out of every request."""
-        return {"name": self.spec.name, **self.spec.identity(), "chat_template_hash": self.template_hash(),
-                "scoring": self.scoring, "unsupported_params": list(self.spec.unsupported_params or [])}
 
     @property
     def backend(self):
@@ -258,6 +246,20 @@ class ModelClient:
             return obj
 
         return self.generate_parsed(reqs, parse, max_attempts=max_attempts)
+
+    # -- capabilities and provenance -----------------------------------------
+    _dropped_logged = False  # unsupported_params logged (once per client)
+
+    @property
+    def scoring(self) -> str:
+        """This model's option-scoring strategy: full, first_token or none (``capabilities``)."""
+        return self.spec.scoring_strategy
+
+    def provenance(self) -> dict[str, Any]:
+        """What a table's sidecar records about the model: identity, chat template, the
+        option-scoring strategy and the sampling settings left out of every request."""
+        return {"name": self.spec.name, **self.spec.identity(), "chat_template_hash": self.template_hash(),
+                "scoring": self.scoring, "unsupported_params": list(self.spec.unsupported_params or [])}
 
     # -- option scoring ----------------------------------------------------
     def score_options(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
