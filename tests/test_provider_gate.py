@@ -41,3 +41,14 @@ def test_structured_output_only_as_json_schema():
     assert violations(CHAT, ok, GPT4O) == []
     assert _params(violations(CHAT, {"response_format": {"type": "json_object"}}, GPT4O)) == ["response_format"]
     assert _params(violations(CHAT, {"guided_json": {}}, GPT4O)) == ["guided_json"]
+
+
+def test_family_rules_by_model_name():
+    from provider_gate import DEFAULT, rules_for
+
+    assert rules_for("gpt-5.4-mini") is GPT54_MINI
+    assert rules_for("gpt-5-mini") is rules_for("gpt-5") is rules_for("gpt-5.2") is GPT5_MINI
+    assert rules_for("gpt-4o-mini") is GPT4O
+    assert rules_for("gemini-3-flash-preview") is DEFAULT
+    # the rules every family shares hold for an unknown model too
+    assert _params(violations(CHAT, {"logprobs": True, "top_logprobs": 50}, DEFAULT)) == ["top_logprobs"]

@@ -317,15 +317,16 @@ def test_hosted_api_rules_through_the_provider_gate(vllm_server, smollm2_dir, tm
     import openai
 
     from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem
-    from provider_gate import GPT54_MINI, ProviderGate
+    from provider_gate import ProviderGate
 
     monkeypatch.setenv(KEY_ENV, vllm_server["key"])
-    gate = ProviderGate(vllm_server["base_url"].removesuffix("/v1"), GPT54_MINI)
+    # rules by the requested model's family; the upstream serves every model under its one name
+    gate = ProviderGate(vllm_server["base_url"].removesuffix("/v1"), upstream_model=vllm_server["name"])
     try:
-        def client(name, **kw):
-            spec = ModelSpec(name="gpt-5.4-mini-standin", backend="openai", base_url=gate.base_url,
-                             api_key_env=KEY_ENV, hub_id="gpt-5.4-mini", revision="standin", batch_size=2,
-                             extra={"model": vllm_server["name"], "max_retries": 2, "backoff_base": 0.0}, **kw)
+        def client(name, hub_id="gpt-5.4-mini", **kw):
+            spec = ModelSpec(name=f"{hub_id}-standin", backend="openai", base_url=gate.base_url,
+                             api_key_env=KEY_ENV, hub_id=hub_id, revision="standin", batch_size=2,
+                             extra={"max_retries": 2, "backoff_base": 0.0}, **kw)
             return ModelClient(spec, RequestCache(tmp_path / name, "m", writer="w"))
 
         paper_decoding = SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=12)
@@ -351,6 +352,15 @@ def test_hosted_api_rules_through_the_provider_gate(vllm_server, smollm2_dir, tm
         with pytest.raises(NotImplementedError, match="refused a completions request with echo"):
             full.score_options([ScoreItem.make("Is Paris in France?", ["Yes", "No"])])
         assert len(gate.refused) == n_refused + 1 and gate.refused[-1][1][0][0] == "echo"
+
+        # GPT-5-mini gives no log-probs: first-token scoring is refused (400, not retried)
+        mini = client("mini", hub_id="gpt-5-mini", unsupported_params=["temperature", "top_p"])
+        with pytest.raises(openai.BadRequestError, match="does not support logprobs"):
+            mini.score_options([ScoreItem.make("Is Paris in France?", ["Yes", "No"], labels=["Yes", "No"])])
+        assert gate.refused[-1][1][0][0] == "logprobs"
+        # GPT-4o takes the paper's decoding as it is
+        [g4] = client("4o", hub_id="gpt-4o").generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert g4.text and gate.forwarded[-1][1]["temperature"] == 0.3
     finally:
         gate.close()
 
