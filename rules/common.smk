@@ -40,12 +40,15 @@ from cultalign.config import (
     model_mem_mb,
     validate_config,
 )
+from cultalign.models.capabilities import check_scoring, scoring_of
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
 check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
+# a rule that scores options with a model that cannot do what it asks fails here
+check_scoring(config)
 
 MODELS = config["models"]
 STUDIES = config["studies"]
@@ -115,6 +118,7 @@ def llm_of(name):
         {
             "name": name,
             "spec": MODELS[name],
+            "scoring": scoring_of(name, MODELS[name]),
             "cache_dir": config["cache_dir"],
             "retry": config["retry"],
         }

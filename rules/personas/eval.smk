@@ -35,7 +35,7 @@ rule personas_mcs:
         jobs=[[i, p] for i in PERSONAS_INSTRUMENTS for p in PERSONAS_PRIMING],
         country_name=personas_country_conf("name"),
         priming_norms=conf("personas.priming_norms"),
-        score=conf("personas.mcs.score"),
+        score=personas_mcs_score,
         normalise=conf("personas.mcs.normalise"),
         max_samples=conf("personas.mcs.max_samples"),
     script:

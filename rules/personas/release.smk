@@ -52,7 +52,7 @@ rule personas_release_mcs:
         seed=conf("seed"),
         country_name=personas_country_conf("name"),
         primings=conf("personas.release_eval.priming"),
-        score=conf("personas.mcs.score"),
+        score=personas_mcs_score,
         normalise=conf("personas.mcs.normalise"),
         subsample=conf("personas.release_eval.subsample"),
     script:

@@ -117,8 +117,7 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
     if seed is not None:
         rec["seed"] = seed
     if client is not None:
-        rec["model"] = {"name": client.spec.name, **client.spec.identity(),
-                        "chat_template_hash": client.template_hash()}
+        rec["model"] = client.provenance()
         rec["requests"] = dict(client.stats)
         events = getattr(getattr(client, "cache", None), "events", None)
         if events and any(events.values()):  # cache damage met (and repaired) while making the table

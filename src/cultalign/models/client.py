@@ -126,8 +126,19 @@ class ModelClient:
         return template_hash(template_text(self.spec, tok))
 
     # -- generation --------------------------------------------------------
+    def _sent_params(self, params: SamplingParams) -> dict:
+        """The settings a request carries (the model's unsupported_params left out, logged once)."""
+        sent = self.spec.sent_params(params)
+        if self.spec.unsupported_params and not self._dropped_logged:
+            self._dropped_logged = True
+            log.warning("model %s does not accept %s: left out of its requests (the provider's defaults "
+                        "apply; models.%s.unsupported_params)", self.spec.name,
+                        ", ".join(self.spec.unsupported_params), self.spec.name)
+        return sent
+
     def _gen_payload(self, rendered: str, params: SamplingParams, schema: str | None) -> dict:
-        payload = {"prompt": rendered, "params": params.to_dict(), "schema": schema}
+        # the key holds the settings actually sent (without the model's unsupported_params)
+        payload = {"prompt": rendered, "params": self._sent_params(params), "schema": schema}
         if schema is not None:
             payload["structured_decoding"] = STRUCTURED_DECODING
         if params.temperature > 0 and self.spec.backend == "transformers":
@@ -147,7 +158,7 @@ class ModelClient:
         # batch (every backend seeds each request on its own)
         groups: dict[str, list[int]] = {}
         for i in uniq:
-            settings = requests[i].params.with_seed(0).to_dict()
+            settings = self.spec.sent_params(requests[i].params.with_seed(0))
             groups.setdefault(canonical_json([settings, requests[i].schema]), []).append(i)
         for idx in groups.values():
             for s in range(0, len(idx), bs):
@@ -250,8 +261,32 @@ class ModelClient:
 
         return self.generate_parsed(reqs, parse, max_attempts=max_attempts)
 
+    # -- capabilities and provenance -----------------------------------------
+    _dropped_logged = False  # unsupported_params logged (once per client)
+
+    @property
+    def scoring(self) -> str:
+        """This model's option-scoring strategy: full, first_token or none (``capabilities``)."""
+        return self.spec.scoring_strategy
+
+    def provenance(self) -> dict[str, Any]:
+        """What a table's sidecar records about the model: identity, chat template, the
+        option-scoring strategy and the sampling settings left out of every request."""
+        return {"name": self.spec.name, **self.spec.identity(), "chat_template_hash": self.template_hash(),
+                "scoring": self.scoring, "unsupported_params": list(self.spec.unsupported_params or [])}
+
     # -- option scoring ----------------------------------------------------
     def score_options(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
+        """Option log-probabilities by the model's strategy (``self.scoring``): ``full`` (each
+        whole option) or ``first_token`` (the items' labels from the top-k of the first answer
+        token; items must have labels).  A model that cannot score raises (the parse-time
+        check, ``capabilities.check_scoring``, stops such a config before any job runs)."""
+        strategy = self.scoring
+        if strategy == "none":
+            raise NotImplementedError(f"model {self.spec.name!r} cannot score options "
+                                      f"(models.{self.spec.name}.scoring: none)")
+        if strategy == "first_token":
+            return self._score_first_token(items)
         rendered = [self.render(it.messages) for it in items]
         payloads = [{"prompt": p, "options": list(it.options)} for p, it in zip(rendered, items)]
         if self.spec.backend == "openai":
@@ -260,12 +295,18 @@ class ModelClient:
             th = self.template_hash()
             for pl in payloads:
                 pl["chat_template_hash"] = th
+        return self._scored(payloads, lambda chunk: self.backend.score(
+            [(rendered[i], list(items[i].options)) for i in chunk]))
+
+    def _scored(self, payloads: list[dict], compute: Callable[[list[int]], list[OptionScores]]) -> list[OptionScores]:
+        """Scores of the requests ``payloads`` (cache keys): cached ones looked up, the others
+        ``compute``d in batches of indices and written back per batch."""
         keys, out, todo, first_of = self._lookup("score", payloads, OptionScores)
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
         for s in range(0, len(uniq), bs):
             chunk = uniq[s : s + bs]
-            scores = self.backend.score([(rendered[i], list(items[i].options)) for i in chunk])
+            scores = compute(chunk)
             self.stats["model_requests"] += len(chunk)
             self.stats["backend_batches"] += 1
             if self.cache is not None:
@@ -273,6 +314,23 @@ class ModelClient:
             for i, sc in zip(chunk, scores):
                 out[i] = sc
         return self._fill_duplicates(out, todo, keys, first_of, OptionScores)
+
+    def _score_first_token(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
+        from .capabilities import label_problem
+
+        for it in items:
+            why = label_problem(it.labels)
+            if why:
+                raise ValueError(f"model {self.spec.name!r} scores by first-token log-probs "
+                                 f"(models.{self.spec.name}.scoring: first_token), but {why}: options {it.options}")
+        if not hasattr(self.backend, "score_first_token"):
+            raise NotImplementedError(f"backend {self.spec.backend!r} of model {self.spec.name!r} has no "
+                                      f"first-token scoring (set models.{self.spec.name}.scoring: full)")
+        request = self.backend.first_token_request()  # settings of the answer request, as sent
+        payloads = [{"messages": canonical_json(it.message_dicts()), "labels": list(it.labels),
+                     "prefix": it.prefix, "strategy": "first_token", "request": request} for it in items]
+        return self._scored(payloads, lambda chunk: self.backend.score_first_token(
+            [(items[i].message_dicts(), list(items[i].labels), items[i].prefix) for i in chunk]))
 
 
 def extract_json(text: str) -> str:

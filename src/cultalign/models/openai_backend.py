@@ -12,8 +12,17 @@
 * retries: rate limits (429), timeouts/connection errors, 408/409 and 5xx are
   retried a bounded number of times with exponential backoff and jitter
   (``Retry-After`` honoured); other errors are raised at once.
-* option scoring needs the log-probabilities of prompt tokens, which a chat
-  endpoint does not give.  A vLLM server gives them through the legacy
+* parameters the model does not accept (``spec.unsupported_params``, e.g.
+  temperature and top_p for the GPT-5 family) are left out of every request;
+  the client keys and records the settings actually sent.
+* option scoring, strategy ``first_token`` (a hosted API;
+  ``capabilities``): a greedy chat completion with ``logprobs=True`` and
+  ``top_logprobs`` (``extra.top_logprobs``, at most 20), within
+  ``extra.first_token_max_tokens`` (default 16) tokens, the labels read from
+  the top-k of the first answer token after the options' prefix
+  (``score_first_token``).
+* option scoring, strategy ``full``, needs the log-probabilities of prompt
+  tokens, which a chat endpoint does not give.  A vLLM server gives them through the legacy
   completions endpoint (``echo=True, logprobs=0``).  The prompt is rendered
   locally with the model's chat template (``spec.path`` holds the tokenizer:
   ``render_for_scoring``) and sent as token ids, so the option boundary is
@@ -44,6 +53,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Sequence
 
+from .capabilities import MAX_TOP_LOGPROBS, first_token_scores
 from .types import Generation, ModelSpec, OptionScores, SamplingParams
 
 log = logging.getLogger(__name__)
@@ -88,8 +98,10 @@ def strict_compatible(schema: Any) -> bool:
     return True
 
 
-def chat_request(model: str, messages: list[dict], params: SamplingParams, schema: str | None) -> dict[str, Any]:
-    """Keyword arguments of one ``chat.completions.create`` call."""
+def chat_request(model: str, messages: list[dict], params: SamplingParams, schema: str | None,
+                 unsupported: Sequence[str] = ()) -> dict[str, Any]:
+    """Keyword arguments of one ``chat.completions.create`` call, without the settings the
+    model does not accept (``unsupported``: ``models.<m>.unsupported_params``)."""
     kw: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -100,6 +112,8 @@ def chat_request(model: str, messages: list[dict], params: SamplingParams, schem
     }
     if params.stop:
         kw["stop"] = list(params.stop)
+    for k in unsupported:
+        kw.pop(k, None)
     if schema is not None:
         obj = json.loads(schema)
         kw["response_format"] = {
@@ -190,6 +204,10 @@ class OpenAIBackend:
         self.backoff_base = float(extra.get("backoff_base", 1.0))
         self.backoff_cap = float(extra.get("backoff_cap", 30.0))
         self._tokenizer = None
+        self.unsupported = tuple(spec.unsupported_params or ())
+        self.top_logprobs = int(extra.get("top_logprobs", MAX_TOP_LOGPROBS))
+        if not 1 <= self.top_logprobs <= MAX_TOP_LOGPROBS:
+            raise ValueError(f"models.{spec.name}.extra.top_logprobs: 1..{MAX_TOP_LOGPROBS}, got {self.top_logprobs}")
         # openai's own retries are off: ours are bounded, logged and tested
         self.client = openai.OpenAI(
             base_url=spec.base_url,
@@ -233,7 +251,7 @@ class OpenAIBackend:
 
         def one(job: tuple[list[dict], int]) -> Generation:
             msgs, seed = job
-            kw = chat_request(self.model, list(msgs), params.with_seed(seed), schema)
+            kw = chat_request(self.model, list(msgs), params.with_seed(seed), schema, self.unsupported)
             resp = self._retry(lambda: self.client.chat.completions.create(**kw), "chat completion")
             ch = resp.choices[0]
             fr = ch.finish_reason or "stop"
@@ -247,7 +265,38 @@ class OpenAIBackend:
 
         return self._map(one, list(zip(messages, seeds)))
 
-    # -- option scoring --------------------------------------------------------
+    # -- option scoring: first token (chat completions, top-k log-probs) ------------
+    def first_token_request(self) -> dict[str, Any]:
+        """Settings of a first-token scoring request as sent (also part of the cache key): greedy
+        where the model accepts a temperature, ``top_logprobs`` (at most 20), a token budget that
+        covers the options' prefix (``extra.first_token_max_tokens``, default 16)."""
+        kw: dict[str, Any] = {"temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs,
+                              "max_completion_tokens": int((self.spec.extra or {}).get("first_token_max_tokens", 16)),
+                              "seed": 0}
+        for k in self.unsupported:
+            kw.pop(k, None)
+        return kw
+
+    def score_first_token(self, items: Sequence[tuple[list[dict], list[str], str]]) -> list[OptionScores]:
+        """Label log-probs of each (messages, labels, prefix) from the top-k of the greedy answer's
+        first token after ``prefix`` (``capabilities.first_token_scores``)."""
+
+        def one(item: tuple[list[dict], list[str], str]) -> OptionScores:
+            msgs, labels, prefix = item
+            kw = {"model": self.model, "messages": list(msgs), **self.first_token_request()}
+            resp = self._retry(lambda: self.client.chat.completions.create(**kw), "chat completion (top log-probs)")
+            lp = resp.choices[0].logprobs
+            content = getattr(lp, "content", None) if lp is not None else None
+            if content is None:
+                raise RuntimeError(f"model {self.model!r} at {self.spec.base_url or 'default endpoint'} returned no "
+                                   f"token log-probs for a request with logprobs=True; it cannot score by first "
+                                   f"token (set models.{self.spec.name}.scoring: none)")
+            tokens = [(t.token, [(c.token, c.logprob) for c in (t.top_logprobs or [])]) for t in content]
+            return first_token_scores(tokens, labels, prefix)
+
+        return self._map(one, list(items))
+
+    # -- option scoring: full (completions endpoint, prompt log-probs) ----------------
     def _no_scoring(self, why: str) -> NotImplementedError:
         return NotImplementedError(
             f"option scoring needs prompt log-probs; model {self.model!r} on endpoint "

@@ -7,6 +7,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 BACKENDS = ("transformers", "vllm", "openai")
+# What a model can do for option scoring (models.<m>.scoring; cultalign.models.capabilities):
+# full = log-prob of each whole option continuation; first_token = the provider's top-k
+# log-probs of the first answer token, over the options' labels; none = no scoring
+SCORING = ("full", "first_token", "none")
+# Sampling settings a provider may refuse for a model family (models.<m>.unsupported_params)
+DROPPABLE_PARAMS = ("temperature", "top_p", "seed", "stop")
 
 
 def _model_defaults() -> dict[str, Any]:
@@ -52,6 +58,8 @@ class ModelSpec:
     threads: int | None = _D["threads"]  # CPU threads for the transformers backend
     cpu_linear: str = _D["cpu_linear"]  # onednn | torch: kernel for linear layers on the CPU
     extra: dict = field(default_factory=lambda: dict(_D["extra"]))
+    scoring: str | None = _D["scoring"]  # full | first_token | none; None: by backend (capabilities.scoring_of)
+    unsupported_params: list = field(default_factory=lambda: list(_D["unsupported_params"]))
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":
@@ -61,6 +69,14 @@ class ModelSpec:
             raise ValueError(f"models.{name}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
         if cfg.get("backend", "transformers") not in BACKENDS:
             raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {cfg.get('backend')!r}")
+        if cfg.get("scoring") not in (None, *SCORING):
+            raise ValueError(f"models.{name}.scoring: expected one of {SCORING} or null, got {cfg.get('scoring')!r}")
+        bad = sorted(set(cfg.get("unsupported_params") or ()) - set(DROPPABLE_PARAMS))
+        if bad:
+            raise ValueError(f"models.{name}.unsupported_params: {bad} cannot be dropped; known: {DROPPABLE_PARAMS}")
+        if cfg.get("unsupported_params") and cfg.get("backend", "transformers") != "openai":
+            raise ValueError(f"models.{name}.unsupported_params applies to the openai backend only "
+                             f"(backend is {cfg.get('backend')!r})")
         return cls(name=name, **cfg)
 
     @property
@@ -78,6 +94,22 @@ class ModelSpec:
 
     def identity(self) -> dict[str, Any]:
         return {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+
+    @property
+    def scoring_strategy(self) -> str:
+        """What this model can do for option scoring (``scoring`` or its default by backend)."""
+        from .capabilities import scoring_of
+
+        return scoring_of(self.name, {"backend": self.backend, "scoring": self.scoring, "path": self.path,
+                                      "base_url": self.base_url, "extra": self.extra})
+
+    def sent_params(self, params: "SamplingParams") -> dict[str, Any]:
+        """The sampling settings a request to this model carries: ``params`` without the
+        ``unsupported_params`` (the provider applies its own default for those)."""
+        d = params.to_dict()
+        for k in self.unsupported_params or ():
+            d.pop(k, None)
+        return d
 
 
 @dataclass(frozen=True)
@@ -152,22 +184,51 @@ class ScoreItem:
     """A multiple-choice item: the prompt (messages) and the option continuations.
 
     Each option is scored as the continuation of the rendered prompt (after the
-    chat template and generation prompt), with its full log-probability.
+    chat template and generation prompt), with its full log-probability
+    (strategy ``full``).  ``labels`` (optional) name each option by a short
+    label that ends it, after a prefix all options share (``"Answer: A"`` ->
+    label ``"A"``, prefix ``"Answer: "``): the strategy ``first_token`` scores
+    the labels from the provider's top-k log-probs of the first answer token
+    after that prefix.  Items without labels can only be scored ``full``.
     """
 
     messages: tuple[tuple[str, str], ...]
     options: tuple[str, ...]
+    labels: tuple[str, ...] | None = None
 
     @classmethod
-    def make(cls, messages: Messages | str, options: list[str], system: str | None = None) -> "ScoreItem":
+    def make(cls, messages: Messages | str, options: list[str], system: str | None = None,
+             labels: list[str] | None = None) -> "ScoreItem":
         if isinstance(messages, str):
             messages = [{"role": "user", "content": messages}]
         if system:
             messages = [{"role": "system", "content": system}, *messages]
-        return cls(tuple((m["role"], m["content"]) for m in messages), tuple(options))
+        if labels is not None:
+            label_prefix(options, labels)  # raises when the labels do not end the options
+        return cls(tuple((m["role"], m["content"]) for m in messages), tuple(options),
+                   tuple(labels) if labels is not None else None)
+
+    @property
+    def prefix(self) -> str:
+        """The text all options share before their labels ("" without labels)."""
+        return label_prefix(self.options, self.labels) if self.labels is not None else ""
 
     def message_dicts(self) -> Messages:
         return [{"role": r, "content": c} for r, c in self.messages]
+
+
+def label_prefix(options, labels) -> str:
+    """The prefix every option has before its label; ValueError unless each option is that
+    prefix followed by its label and the labels are distinct and non-empty."""
+    options, labels = list(options), list(labels)
+    if len(options) != len(labels):
+        raise ValueError(f"{len(labels)} labels for {len(options)} options")
+    if any(not lab or lab != lab.strip() for lab in labels) or len(set(labels)) != len(labels):
+        raise ValueError(f"option labels must be distinct, non-empty and without outer spaces: {labels}")
+    prefixes = {o[: len(o) - len(lab)] for o, lab in zip(options, labels) if o.endswith(lab)}
+    if len(prefixes) != 1 or not all(o.endswith(lab) for o, lab in zip(options, labels)):
+        raise ValueError(f"options {options} are not one shared prefix followed by the labels {labels}")
+    return prefixes.pop()
 
 
 @dataclass
@@ -184,11 +245,18 @@ class Generation:
 
 @dataclass
 class OptionScores:
-    """Full log-probabilities of each option continuation (sum over its tokens)."""
+    """Log-probabilities of the options.
+
+    ``strategy`` ``full``: each option continuation's full log-probability (sum over its
+    tokens).  ``first_token``: the log-probability of each option's label as the first
+    answer token, from the provider's top-k; a label outside the top-k is ``-inf`` and
+    counted in ``missing`` (its probability is unknown, at most the k-th one's)."""
 
     logprobs: list[float]
     token_counts: list[int]
     cached: bool = False
+    strategy: str = "full"
+    missing: int = 0
 
     @property
     def valid_mass(self) -> float:
@@ -197,8 +265,10 @@ class OptionScores:
 
     @property
     def probs(self) -> list[float]:
-        """Option probabilities renormalised over the valid options."""
+        """Option probabilities renormalised over the valid options (NaN when no option has mass)."""
         m = max(self.logprobs)
+        if not math.isfinite(m):
+            return [math.nan] * len(self.logprobs)
         ex = [math.exp(lp - m) for lp in self.logprobs]
         s = sum(ex)
         return [e / s for e in ex]
@@ -208,7 +278,10 @@ class OptionScores:
         return [lp / max(n, 1) for lp, n in zip(self.logprobs, self.token_counts)]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"logprobs": self.logprobs, "token_counts": self.token_counts}
+        d: dict[str, Any] = {"logprobs": self.logprobs, "token_counts": self.token_counts}
+        if self.strategy != "full":  # full results keep the layout older cache entries have
+            d.update(strategy=self.strategy, missing=self.missing)
+        return d
 
 
 @dataclass

@@ -43,7 +43,8 @@ class MappingSettings:
 
 
 def _p_yes(client, summary: str, chunks: list[str]) -> list[float]:
-    items = [ScoreItem.make(render("check_intro", summary=summary, chunk=c), [YES, NO]) for c in chunks]
+    items = [ScoreItem.make(render("check_intro", summary=summary, chunk=c), [YES, NO], labels=[YES, NO])
+             for c in chunks]
     return [s.probs[0] for s in client.score_options(items)] if items else []
 
 
@@ -68,7 +69,7 @@ def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: in
         row = {"dilemma_id": did, "summary": summary, "chunk": int(cand["chunk"].iloc[b]),
                "first_sentence": int(cand["first_sentence"].iloc[b]), "similarity": float(sims[i, b]),
                "p_yes": float(first_pass[i]), "method": "embedding+llm", "llm_checks": 1}
-        if first_pass[i] < settings.yes_threshold:
+        if not first_pass[i] >= settings.yes_threshold:  # NaN (no label in a first-token top-k): unconfirmed
             py = _p_yes(client, summary, cand["text"].tolist())
             row["llm_checks"] += len(py)
             hits = [k for k, v in enumerate(py) if v >= settings.yes_threshold]
@@ -134,6 +135,7 @@ def episode_sections(transcript: pd.DataFrame, summaries: pd.DataFrame, episode_
     mapping = map_summaries(summaries, chunks, prize, embedder, client, settings)
     sections = cut_sections(mapping, sentences, prize, episode_id)
     sections["valid"] = sections["status"] == "ok"
+    sections["scoring"] = client.scoring  # how the LLM check scored Ja/Nej (models.<m>.scoring)
     chunks["in_prize_segment"] = chunks["last_sentence"] >= (prize if prize is not None else len(sentences))
     counts = {"sentences": len(sentences), "chunks": len(chunks), "prize_found": int(prize is not None),
               "valid": int(sections["valid"].sum()), "invalid": int((~sections["valid"]).sum())}

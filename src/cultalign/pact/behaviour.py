@@ -7,7 +7,11 @@ recognisable A/B answer is retried (``generate_parsed``) and then recorded as UN
 raw text; rates are computed over valid decisions and every table reports the
 UNKNOWN count.  The log-prob mode scores the answer letters "A" and "B" as
 continuations of the prompt and records P(follow culture) renormalised over
-the two letters, plus the probability mass the letters get.
+the two letters, plus the probability mass the letters get.  A model that
+scores by first token (``models.<m>.scoring: first_token``, a hosted API)
+gives the letters' probabilities at the answer token after "Answer:" from the
+provider's top-k; the column ``scoring`` names the strategy and
+``letters_missing`` counts letters outside the top-k (P is NaN when both are).
 """
 
 from __future__ import annotations
@@ -21,6 +25,11 @@ from ..models import ChatRequest, SamplingParams, ScoreItem
 from .expand import conditions
 from .labels import ALLOW, FOLLOW, UNKNOWN
 from .prompts import render, system_prompt
+
+# the log-prob mode's options (the answer format the decision prompt asks for) and their labels:
+# a model that scores by first token (models.<m>.scoring) reads the letter after "Answer: "
+LOGPROB_OPTIONS = ("Answer: A", "Answer: B")
+LOGPROB_LABELS = ("A", "B")
 
 _ANSWER = re.compile(r"answer\s*(?:is)?\s*[:\-]?\s*\(?\s*(?:option\s*)?([AB])\b", re.I)
 _LEADING = re.compile(r"^\W*(?:[Oo]ption\s*)?([AB])\b(?:[.):\s]|$)")
@@ -113,9 +122,11 @@ def run_generation(conds: pd.DataFrame, client, sampling: SamplingParams,
 
 def run_logprob(conds: pd.DataFrame, client) -> pd.DataFrame:
     rows = conds.to_dict("records")
-    items = [ScoreItem.make(build_messages(r), ["Answer: A", "Answer: B"]) for r in rows]
+    items = [ScoreItem.make(build_messages(r), list(LOGPROB_OPTIONS), labels=list(LOGPROB_LABELS)) for r in rows]
     scores = client.score_options(items)
     out = conds[["condition_id"]].copy()
+    out["scoring"] = client.scoring  # full: whole "Answer: X" continuations; first_token: the letter's top-k
+    out["letters_missing"] = [s.missing for s in scores]  # letters outside the provider's top-k (first_token)
     pa = [s.probs[0] for s in scores]
     out["p_follow_culture"] = [p if r["culture_is_A"] else 1 - p for p, r in zip(pa, rows)]
     out["letter_mass"] = [s.valid_mass for s in scores]

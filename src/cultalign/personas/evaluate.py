@@ -41,6 +41,11 @@ def _item_prompt(row, shown: list[str], mode: str) -> str:
     return PROMPTS.render("mcs_choice", context=row["context"], question=row["question"], options=listing)
 
 
+def mcs_mode(mcs: dict, model: str) -> str:
+    """The MCS scoring mode of ``model``: ``personas.mcs.score_by_model[model]``, else ``score``."""
+    return (mcs.get("score_by_model") or {}).get(model, mcs["score"])
+
+
 def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: int,
                     country: str) -> tuple[list[ScoreItem], list[list[int]]]:
     """The model requests of MCS: one ScoreItem per item with its options in a seeded shuffled
@@ -54,14 +59,18 @@ def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: i
         perm = [int(x) for x in rng.permutation(len(opts))]  # shown position -> canonical index
         shown = [opts[j] for j in perm]
         conts = [LABELS[k] for k in range(len(shown))] if mode == "label" else shown
-        score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=persona))
+        score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=persona,
+                                          labels=conts if mode == "label" else None))
         perms.append(perm)
     return score_items, perms
 
 
 def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
     """Tokens of each rendered scoring prompt, counted with the model's own chat template and
-    tokenizer exactly as the transformers backend feeds them (no special tokens added)."""
+    tokenizer exactly as the transformers backend feeds them (no special tokens added).  NaN for
+    an API model without a local tokenizer (openai backend, no ``path``): its provider counts them."""
+    if client.spec.backend == "openai" and not client.spec.path:
+        return [math.nan] * len(score_items)
     tok = client.tokenizer()
     return [len(tok(client.render(it.messages), add_special_tokens=False)["input_ids"]) for it in score_items]
 
@@ -75,7 +84,9 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
     valid continuations; ``probs`` are renormalised over them (``normalise``
     ``mean`` uses per-token mean log-probabilities, a length correction).
     ``count_tokens`` adds ``prompt_tokens`` (rendered prompt) and ``cached``
-    (answered from the request cache, no model call) per item."""
+    (answered from the request cache, no model call) per item.  ``scoring`` records the model's
+    strategy (``full``, or ``first_token``: the letters' top-k log-probs, label mode only) and
+    ``labels_missing`` the options whose label was outside the provider's top-k."""
     score_items, perms = mcs_score_items(items, persona, mode, seed, country)
     scores = client.score_options(score_items)
     p_tokens = prompt_token_counts(client, score_items) if count_tokens else None
@@ -83,7 +94,7 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
     for i, ((_, r), perm, sc) in enumerate(zip(items.iterrows(), perms, scores)):
         lp = sc.mean_token_logprobs if normalise == "mean" else sc.logprobs
         m = max(lp)
-        ex = [math.exp(x - m) for x in lp]
+        ex = [math.exp(x - m) for x in lp] if math.isfinite(m) else [math.nan] * len(lp)
         shown_p = [e / sum(ex) for e in ex]
         canon = [0.0] * len(perm)
         for k, j in enumerate(perm):
@@ -94,7 +105,11 @@ def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: i
                      "token_counts_shown": json.dumps(sc.token_counts),
                      "probs": json.dumps([round(p, 6) for p in canon]),
                      "scores": r["scores"], "valid_mass": sc.valid_mass,
-                     "expected_score": float(np.dot(canon, sc_vals)), "valid": bool(np.isfinite(sc.logprobs).all())})
+                     "expected_score": float(np.dot(canon, sc_vals)), "scoring": sc.strategy,
+                     "labels_missing": sc.missing,
+                     # full: every option scored; first_token: at least one label in the top-k
+                     "valid": bool(np.isfinite(sc.logprobs).all() if sc.strategy == "full"
+                                   else np.isfinite(sc.logprobs).any())})
         if count_tokens:
             rows[-1].update(prompt_tokens=p_tokens[i], option_tokens=int(sum(sc.token_counts)),
                             cached=bool(sc.cached))

@@ -7,7 +7,10 @@ own output: the check is a Yes/No question whose two answers are scored with
 regeneration with a new seed, at most ``max_regenerations`` times.  The last
 candidate is kept either way and the table records ``check_p_yes``,
 ``check_passed`` and ``regenerations``; JSON that never validates is kept with
-``valid=False`` and its raw text.
+``valid=False`` and its raw text.  ``check_scoring`` names how the model scored
+the answers (``full``, or ``first_token`` for a hosted API: P(Yes) from the
+top-k of the first answer token, NaN - a failed check - when neither answer
+is in it).
 """
 
 from __future__ import annotations
@@ -116,15 +119,20 @@ def _checked_generation(client, jobs: list[dict], schema: dict, settings: GenSet
                 results[i] = {"value": pr.value if pr.valid else None, "valid": pr.valid,
                               "raw_invalid": "" if pr.valid else pr.raw, "json_attempts": pr.n_attempts,
                               "check_p_yes": json.dumps([round(p, 4) for p in ps]),
-                              "check_passed": bool(passed), "regenerations": rnd}
+                              "check_passed": bool(passed), "regenerations": rnd,
+                              "check_scoring": client.scoring}
             else:
                 still.append(i)
         pending = still
     return results  # type: ignore[return-value]
 
 
+# the self-check answers; they are their own labels (a first_token model reads them from the top-k)
+CHECK_LABELS = ("Yes", "No")
+
+
 def _yes_no(prompt: str) -> ScoreItem:
-    return ScoreItem.make(prompt, ["Yes", "No"])
+    return ScoreItem.make(prompt, list(CHECK_LABELS), labels=list(CHECK_LABELS))
 
 
 def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, country_name: str,

@@ -93,7 +93,8 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
                   "n_samples": n}
         out.append(EvalOutput(instrument, priming, res, samples, s_seed, counts,
                               {"persona": persona_text, "priming_norms": norms_used,
-                               "mcs": {"score": score, "normalise": normalise, "max_samples": max_samples}}))
+                               "mcs": {"score": score, "normalise": normalise, "max_samples": max_samples,
+                                       "scoring": client.scoring}}))
         log.info("mcs %s %s %s: %s (client %s)", country, instrument, priming, counts, client.stats)
     return out
 
