@@ -13,40 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.inputs import InputError as AudioError  # noqa: F401 - an unreadable audio file, named
+from ..core.inputs import decode_audio, probe_audio
+
 log = logging.getLogger(__name__)
-
-
-class AudioError(ValueError):
-    pass
-
-
-def probe_audio(path: str | Path) -> float:
-    """Duration in seconds; a missing, empty or undecodable file raises naming it."""
-    path = Path(path)
-    if not path.exists():
-        raise AudioError(f"audio file {path} does not exist")
-    if path.stat().st_size == 0:
-        raise AudioError(f"audio file {path} is empty")
-    try:
-        import av
-
-        with av.open(str(path)) as container:
-            streams = [s for s in container.streams if s.type == "audio"]
-            if not streams:
-                raise AudioError(f"audio file {path} has no audio stream")
-            dur = container.duration / 1e6 if container.duration else None
-            if dur is None:  # decode to count samples
-                n, sr = 0, streams[0].rate
-                for frame in container.decode(streams[0]):
-                    n += frame.samples
-                dur = n / sr
-    except AudioError:
-        raise
-    except Exception as e:  # noqa: BLE001 - any decoder failure means corrupt audio
-        raise AudioError(f"audio file {path} cannot be decoded: {type(e).__name__}: {e}") from e
-    if not dur or dur <= 0:
-        raise AudioError(f"audio file {path} has zero duration")
-    return float(dur)
 
 
 @dataclass
@@ -110,10 +80,9 @@ def transcribe(model, audio: str | Path, settings: WhisperSettings) -> tuple[pd.
 
 def speech_clips(audio: str | Path, min_silence_ms: int, max_speech_s: float = 25.0) -> list[float]:
     """[start, end, start, end, ...] seconds of speech regions (faster-whisper's bundled Silero VAD)."""
-    from faster_whisper import decode_audio
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
-    wav = decode_audio(str(audio), sampling_rate=16000)
+    wav = decode_audio(audio, sampling_rate=16000)
     ts = get_speech_timestamps(wav, VadOptions(min_silence_duration_ms=min_silence_ms,
                                                max_speech_duration_s=max_speech_s, speech_pad_ms=100))
     out: list[float] = []

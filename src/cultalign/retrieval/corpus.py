@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from ..core.inputs import read_pdf_pages
+
 log = logging.getLogger(__name__)
 
 
@@ -54,14 +56,12 @@ def render_text_pdf(text_file: str | Path, pdf_file: str | Path, title: str | No
 
 def load_pdf_folder(folder: str | Path):
     """All pages of all PDFs in ``folder`` (sorted by name) as LangChain Documents."""
-    from langchain_community.document_loaders import PyPDFLoader
-
     pdfs = sorted(Path(folder).glob("*.pdf"))
     if not pdfs:
         raise FileNotFoundError(f"no PDF files in {folder}")
     docs = []
     for p in pdfs:
-        pages = PyPDFLoader(str(p)).load()
+        pages = read_pdf_pages(p)
         empty = sum(1 for d in pages if not d.page_content.strip())
         if empty:
             log.warning("%s: %d of %d pages have no extractable text", p, empty, len(pages))
@@ -83,14 +83,13 @@ def chunk_documents(docs, chunk_size: int = 800, chunk_overlap: int = 100):
 
 
 def load_pdf_files(paths):
-    """Pages of the given PDF files as LangChain Documents (source = file name)."""
-    from langchain_community.document_loaders import PyPDFLoader
-
+    """Pages of the given PDF files as LangChain Documents (source = file name); a damaged or
+    truncated PDF fails naming its path (and the config key of its folder)."""
     if not paths:
         raise FileNotFoundError("no PDF files given")
     docs = []
     for p in sorted(str(x) for x in paths):
-        pages = PyPDFLoader(p).load()
+        pages = read_pdf_pages(p)
         for d in pages:
             d.metadata["source"] = Path(p).name
         docs.extend(pages)
