@@ -15,7 +15,8 @@ COLUMNS = ("item_id", "annotator", "criterion", "label")
 
 def read_annotations(path: str | Path) -> pd.DataFrame:
     """The annotation file (TSV: item_id, annotator, criterion, label), checked line by line."""
-    return read_table(path, sep="\t", required=COLUMNS, keep_default_na=False, na_values=[""])
+    return read_table(path, sep="\t", required=COLUMNS, integer=["label"], keep_default_na=False,
+                      na_values=[""])
 
 
 def agreement_table(ann: pd.DataFrame, path: str = "annotations") -> pd.DataFrame:
