@@ -266,15 +266,23 @@ def test_fault_prolific_bad_answer(tmp_path):
 
 
 # -- annotation files (pact/annotation.py, monopolet/annotation.py) ------------------------------
-def test_fault_pact_annotations_non_integer_label(tmp_path):
-    from cultalign.pact.annotation import read_annotations
-
-    lines = _lines(DEMO / "pact" / "annotations_demo.tsv")
-    lines[5] = lines[5].rstrip(b"\n").rsplit(b"\t", 1)[0] + b"\tyes\n"
-    p = _keyed(tmp_path / "ann.tsv", "pact.annotations")
+def _faulty(tmp_path, demo: str, key: str, i: int, edit) -> Path:
+    """The demo file ``demo`` with line index ``i`` replaced by ``edit(line)``, registered under ``key``."""
+    lines = _lines(DEMO / demo)
+    lines[i] = edit(lines[i])
+    p = _keyed(tmp_path / Path(demo).name, key)
     p.write_bytes(b"".join(lines))
-    from cultalign.pact.annotation import agreement_table
+    return p
 
+
+def _last_field(value: bytes):
+    return lambda line: line.rstrip(b"\n").rsplit(b"\t", 1)[0] + b"\t" + value + b"\n"
+
+
+def test_fault_pact_annotations_non_integer_label(tmp_path):
+    from cultalign.pact.annotation import agreement_table, read_annotations
+
+    p = _faulty(tmp_path, "pact/annotations_demo.tsv", "pact.annotations", 5, _last_field(b"yes"))
     with pytest.raises(InputError) as e:
         agreement_table(read_annotations(p), str(p))
     expect(e, p, line=6, field="label", key="pact.annotations", says="expected a whole number, got 'yes'")
@@ -283,10 +291,8 @@ def test_fault_pact_annotations_non_integer_label(tmp_path):
 def test_fault_pact_annotations_missing_column(tmp_path):
     from cultalign.pact.annotation import read_annotations
 
-    lines = _lines(DEMO / "pact" / "annotations_demo.tsv")
-    lines[0] = lines[0].replace(b"criterion", b"criteria")
-    p = _keyed(tmp_path / "ann.tsv", "pact.annotations")
-    p.write_bytes(b"".join(lines))
+    p = _faulty(tmp_path, "pact/annotations_demo.tsv", "pact.annotations", 0,
+                lambda line: line.replace(b"criterion", b"criteria"))
     with pytest.raises(InputError) as e:
         read_annotations(p)
     expect(e, p, line=1, field="criterion", key="pact.annotations", says="missing column")
@@ -296,24 +302,18 @@ def test_fault_monopolet_mapping_bad_value(tmp_path):
     from cultalign.monopolet.annotation import mapping_agreement
 
     key = "monopolet.annotations.mapping"
-    lines = _lines(DEMO / "monopolet" / "annotations" / "mapping_synthetic.tsv")
-    lines[3] = lines[3].replace(b"\tNM\t", b"\tXX\t", 1) if b"\tNM\t" in lines[3] else lines[3].replace(
-        b"\tM\t", b"\tXX\t", 1)
-    p = _keyed(tmp_path / "mapping.tsv", key)
-    p.write_bytes(b"".join(lines))
+    p = _faulty(tmp_path, "monopolet/annotations/mapping_synthetic.tsv", key, 3, _last_field(b"XX"))
     with pytest.raises(InputError) as e:
         mapping_agreement(p)
-    expect(e, p, line=4, key=key, says="expected M, NM or empty, got 'XX'")
+    expect(e, p, line=4, field="system", key=key, says="expected M, NM or empty, got 'XX'")
 
 
 def test_fault_monopolet_matching_ragged_row(tmp_path):
     from cultalign.monopolet.annotation import matching_errors
 
     key = "monopolet.annotations.matching"
-    lines = _lines(DEMO / "monopolet" / "annotations" / "matching_synthetic.tsv")
-    lines[2] = lines[2].rstrip(b"\n") + b"\textra\n"
-    p = _keyed(tmp_path / "matching.tsv", key)
-    p.write_bytes(b"".join(lines))
+    p = _faulty(tmp_path, "monopolet/annotations/matching_synthetic.tsv", key, 2,
+                lambda line: line.rstrip(b"\n") + b"\textra\n")
     with pytest.raises(InputError) as e:
         matching_errors(p)
     expect(e, p, line=3, key=key, says="4 fields where the header has 3")
@@ -323,10 +323,7 @@ def test_fault_monopolet_matching_bad_value(tmp_path):
     from cultalign.monopolet.annotation import matching_errors
 
     key = "monopolet.annotations.matching"
-    lines = _lines(DEMO / "monopolet" / "annotations" / "matching_synthetic.tsv")
-    lines[4] = lines[4].rstrip(b"\n").rsplit(b"\t", 1)[0] + b"\t2\n"
-    p = _keyed(tmp_path / "matching.tsv", key)
-    p.write_bytes(b"".join(lines))
+    p = _faulty(tmp_path, "monopolet/annotations/matching_synthetic.tsv", key, 4, _last_field(b"2"))
     with pytest.raises(InputError) as e:
         matching_errors(p)
     expect(e, p, line=5, field="issue", key=key, says="expected 0 or 1, got '2'")
@@ -617,3 +614,30 @@ def test_intact_demo_inputs_still_load(tmp_path):
     root = _release(tmp_path)
     assert release_norms(root, "Japan") == ["Greet elders first.", "Remove shoes indoors."]
     assert len(release_questions(root, "jp")) == 2
+
+
+# -- the whole path in a real run: rule param input_keys -> Job -> loader -> terminal ---------------
+@pytest.mark.slow
+def test_fault_normad_in_a_workflow_run_names_file_line_and_key_on_the_terminal(tmp_path):
+    """A ragged NormAd file given through the config: the failed job's terminal output names the
+    file, the line and the config key (from the rule's input_keys param), as the log's last line."""
+    import subprocess
+    import sys
+
+    from conftest import copy_worktree
+
+    work = copy_worktree(tmp_path / "work", link_models=False)
+    lines = _lines(DEMO / "pact" / "normad_demo.csv")
+    lines[4] = lines[4].rstrip(b"\r\n") + b",stray\r\n"
+    (work / "bad").mkdir()
+    (work / "bad" / "normad.csv").write_bytes(b"".join(lines))
+    (work / "bad" / "config.yaml").write_text("pact:\n  sources:\n    normad:\n      path: bad/normad.csv\n")
+    out = subprocess.run([sys.executable, "-m", "snakemake", "results/pact/ingest/normad.tsv", "--cores", "1",
+                          "--configfile", "bad/config.yaml"], cwd=work, capture_output=True, text=True, timeout=600)
+    terminal = out.stdout + out.stderr
+    assert out.returncode != 0
+    cause = ("ERROR InputError: bad/normad.csv, line 5: 11 fields where the header has 10 (a stray separator "
+             "or an unclosed quote?) (file set by config key 'pact.sources.normad.path')")
+    assert cause in terminal, terminal[-3000:]
+    assert (work / "logs" / "pact" / "ingest_normad.log").read_text().splitlines()[-1] == cause
+    assert not (work / "results" / "pact" / "ingest" / "normad.tsv").exists()
