@@ -329,6 +329,30 @@ def test_fault_monopolet_matching_bad_value(tmp_path):
     expect(e, p, line=5, field="issue", key=key, says="expected 0 or 1, got '2'")
 
 
+def test_fault_personas_oeg_scores_non_numeric(tmp_path):
+    from cultalign.personas.metrics import oeg_human_correlation
+
+    key = "personas.annotations.oeg_scores"
+    p = _keyed(tmp_path / "oeg_scores.tsv", key)
+    p.write_text("instrument\titem_id\tcountry\tmodel\tpriming\thuman_score\n"
+                 "cp\t0001\tjapan\tm\tprimed\t4\n"
+                 "cp\t0002\tjapan\tm\tprimed\tfour\n")
+    with pytest.raises(InputError) as e:
+        oeg_human_correlation(pd.DataFrame(), str(p))
+    expect(e, p, line=3, field="human_score", key=key, says="expected a number, got 'four'")
+
+
+def test_fault_personas_validation_missing_column(tmp_path):
+    from cultalign.personas.metrics import annotation_agreement
+
+    key = "personas.annotations.validation"
+    p = _keyed(tmp_path / "validation.tsv", key)
+    p.write_text("country\ttask\tunit\tlabel\njapan\tnorm_relevance\tu1\t1\n")
+    with pytest.raises(InputError) as e:
+        annotation_agreement(str(p))
+    expect(e, p, line=1, field="annotator", key=key, says="missing column")
+
+
 # -- Monopolet episode manifest (monopolet/episodes.py) ------------------------------------------
 def test_fault_manifest_truncated_json(tmp_path):
     from cultalign.monopolet.episodes import load_manifest
