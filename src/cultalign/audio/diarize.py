@@ -45,7 +45,7 @@ class DiarizationSettings:
 
 
 def load_wav16k(path: str | Path) -> np.ndarray:
-    from ..core.inputs import decode_audio
+    from .transcribe import decode_audio
 
     return decode_audio(path, sampling_rate=16000)
 

@@ -13,10 +13,52 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core.inputs import InputError as AudioError  # noqa: F401 - an unreadable audio file, named
-from ..core.inputs import decode_audio, probe_audio
+from ..core.inputs import InputError, existing_file
+
+AudioError = InputError  # an unreadable audio file (file and config key named)
 
 log = logging.getLogger(__name__)
+
+
+def probe_audio(path: str | Path, *, key: str | None = None) -> float:
+    """Duration in seconds of an audio file (PyAV, i.e. ffmpeg); a missing, empty, undecodable or
+    silent-length file fails naming it."""
+    p = existing_file(path, key)
+    if p.stat().st_size == 0:
+        raise InputError(p, "the audio file is empty", key=key)
+    try:
+        import av
+
+        with av.open(str(p)) as container:
+            streams = [s for s in container.streams if s.type == "audio"]
+            if not streams:
+                raise InputError(p, "the file has no audio stream", key=key)
+            dur = container.duration / 1e6 if container.duration else None
+            if dur is None:  # decode to count samples
+                n, sr = 0, streams[0].rate
+                for frame in container.decode(streams[0]):
+                    n += frame.samples
+                dur = n / sr
+    except InputError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any decoder failure means a damaged file
+        raise InputError(p, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e
+    if not dur or dur <= 0:
+        raise InputError(p, "the audio has zero duration", key=key)
+    return float(dur)
+
+
+def decode_audio(path: str | Path, *, sampling_rate: int = 16000, key: str | None = None):
+    """Mono float32 samples at ``sampling_rate`` (faster-whisper's ffmpeg decoder), naming the file
+    when it cannot be decoded."""
+    import numpy as np
+    from faster_whisper import decode_audio as _decode
+
+    probe_audio(path, key=key)
+    try:
+        return _decode(str(path), sampling_rate=sampling_rate).astype(np.float32)
+    except Exception as e:  # noqa: BLE001
+        raise InputError(path, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e
 
 
 @dataclass

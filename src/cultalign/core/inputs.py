@@ -13,9 +13,13 @@ the rule's ``input_keys`` param (rules/common.smk gives every rule the config
 keys of its input files; :class:`cultalign.core.job.Job` registers them here).
 
 Readers: :func:`read_text`, :func:`read_table` (CSV/TSV with required columns
-and numeric checks), :func:`read_json`, :func:`read_jsonl`,
-:func:`read_pdf_pages`, :func:`probe_audio` / :func:`decode_audio`; :func:`row_error` for a check of a
-loader's own (the line of a table row is kept in ``df.attrs["lines"]``).
+and numeric checks), :func:`read_json`, :func:`read_jsonl`, :func:`read_records`;
+:func:`row_error` for a check of a loader's own (the line of a table row is
+kept in ``df.attrs["lines"]``).  Files read through a heavy library raise the
+same InputError from beside that library, so that a rule's environment needs
+the library only where the rule reads such files: PDFs in
+``cultalign.retrieval.corpus.read_pdf_pages``, audio in
+``cultalign.audio.transcribe.probe_audio`` / ``decode_audio``.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ class InputError(ValueError):
         super().__init__(msg)
 
 
-def _existing(path: str | Path, key: str | None) -> Path:
+def existing_file(path: str | Path, key: str | None) -> Path:
     p = Path(path)
     if not p.exists():
         raise InputError(p, "file does not exist", key=key)
@@ -79,7 +83,7 @@ def _existing(path: str | Path, key: str | None) -> Path:
 
 def read_text(path: str | Path, *, key: str | None = None, encoding: str = "utf-8") -> str:
     """The text of a file; bytes that are not ``encoding`` fail naming their line and column."""
-    data = _existing(path, key).read_bytes()
+    data = existing_file(path, key).read_bytes()
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as e:
@@ -252,60 +256,3 @@ def read_records(path: str | Path, *, key: str | None = None):
     df.attrs["lines"] = lines or []
     df.attrs["source"] = str(path)
     return df
-
-
-# -- PDF and audio ---------------------------------------------------------------------------------
-def read_pdf_pages(path: str | Path, *, key: str | None = None):
-    """The pages of a PDF as LangChain Documents; a damaged or truncated PDF fails naming the file."""
-    from langchain_community.document_loaders import PyPDFLoader
-
-    p = _existing(path, key)
-    try:
-        pages = PyPDFLoader(str(p)).load()
-    except Exception as e:  # pypdf raises many types (PdfStreamError, PdfReadError, ValueError...)
-        raise InputError(p, f"cannot read this PDF ({type(e).__name__}: {e}); the file may be "
-                            f"truncated or not a PDF - replace or remove it", key=key) from e
-    if not pages:
-        raise InputError(p, "the PDF has no pages", key=key)
-    return pages
-
-
-def probe_audio(path: str | Path, *, key: str | None = None) -> float:
-    """Duration in seconds of an audio file (PyAV, i.e. ffmpeg); a missing, empty, undecodable or
-    silent-length file fails naming it."""
-    p = _existing(path, key)
-    if p.stat().st_size == 0:
-        raise InputError(p, "the audio file is empty", key=key)
-    try:
-        import av
-
-        with av.open(str(p)) as container:
-            streams = [s for s in container.streams if s.type == "audio"]
-            if not streams:
-                raise InputError(p, "the file has no audio stream", key=key)
-            dur = container.duration / 1e6 if container.duration else None
-            if dur is None:  # decode to count samples
-                n, sr = 0, streams[0].rate
-                for frame in container.decode(streams[0]):
-                    n += frame.samples
-                dur = n / sr
-    except InputError:
-        raise
-    except Exception as e:  # noqa: BLE001 - any decoder failure means a damaged file
-        raise InputError(p, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e
-    if not dur or dur <= 0:
-        raise InputError(p, "the audio has zero duration", key=key)
-    return float(dur)
-
-
-def decode_audio(path: str | Path, *, sampling_rate: int = 16000, key: str | None = None):
-    """Mono float32 samples at ``sampling_rate`` (faster-whisper's ffmpeg decoder), naming the file
-    when it cannot be decoded."""
-    import numpy as np
-    from faster_whisper import decode_audio as _decode
-
-    probe_audio(path, key=key)
-    try:
-        return _decode(str(path), sampling_rate=sampling_rate).astype(np.float32)
-    except Exception as e:  # noqa: BLE001
-        raise InputError(path, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from ..core.inputs import read_pdf_pages
+from ..core.inputs import InputError, existing_file
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +52,21 @@ def render_text_pdf(text_file: str | Path, pdf_file: str | Path, title: str | No
     Path(pdf_file).parent.mkdir(parents=True, exist_ok=True)
     pdf.output(str(pdf_file))
     return pdf.page_no()
+
+
+def read_pdf_pages(path: str | Path, *, key: str | None = None):
+    """The pages of a PDF as LangChain Documents; a damaged or truncated PDF fails naming the file."""
+    from langchain_community.document_loaders import PyPDFLoader
+
+    p = existing_file(path, key)
+    try:
+        pages = PyPDFLoader(str(p)).load()
+    except Exception as e:  # pypdf raises many types (PdfStreamError, PdfReadError, ValueError...)
+        raise InputError(p, f"cannot read this PDF ({type(e).__name__}: {e}); the file may be "
+                            f"truncated or not a PDF - replace or remove it", key=key) from e
+    if not pages:
+        raise InputError(p, "the PDF has no pages", key=key)
+    return pages
 
 
 def load_pdf_folder(folder: str | Path):
