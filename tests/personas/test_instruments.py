@@ -124,7 +124,7 @@ def test_trait_bad_rows_name_file_row_field(tmp_path, mutate, match):
 def test_trait_missing_column_named(tmp_path):
     p = tmp_path / "fake_trait_cols.csv"
     p.write_text("trait,situation,query,response_high1,response_high2,response_low1\nOpenness,s,q,a,b,c\n")
-    with pytest.raises(InstrumentError, match=r"fake_trait_cols.csv: missing column\(s\) \['response_low2'\]"):
+    with pytest.raises(InstrumentError, match=r"fake_trait_cols.csv, line 1, field 'response_low2': missing column"):
         load_instrument("trait", p, "trait")
 
 

@@ -234,7 +234,7 @@ def load_trait(path: str | Path, dark_triad: str = "exclude") -> pd.DataFrame:
     has_text = ("query" in df.columns) or ("question" in df.columns)
     if missing or not has_text:
         need = missing + ([] if has_text else ["query or question"])
-        raise InstrumentError(src, f"missing column(s) {need} (found {list(df.columns)})")
+        raise InstrumentError(src, f"missing column(s) {need} (found {list(df.columns)})", row=1, field=need[0])
     if dark_triad not in ("exclude", "error"):
         raise ValueError(f"dark_triad must be 'exclude' or 'error', got {dark_triad!r}")
     rows, excluded, seen = [], {}, {}
