@@ -504,6 +504,20 @@ def test_fault_release_questions_ragged_row(tmp_path):
     expect(e, p, line=2, key="personas.release.path", says="fields where the header has")
 
 
+def test_fault_release_audit_ragged_answers_is_a_finding(tmp_path):
+    """The release audit collects findings: an unreadable file is an error finding naming file and line."""
+    from cultalign.personas.audit import audit_release
+
+    root = _release(tmp_path)
+    p = root / "datasets" / "cp" / "answers" / "all_jp_answers.csv"
+    lines = _lines(p)
+    lines[2] = lines[2].rstrip(b"\n") + b",stray\n"
+    p.write_bytes(b"".join(lines))
+    f = audit_release(root, {"japan": "Japan"}, {"japan": "jp"}, {"norms": 2}, near=0.8)
+    bad = f[(f["file"] == str(p)) & (f["severity"] == "error")]
+    assert len(bad) == 1 and bad.iloc[0]["message"].startswith("unreadable: line 3: "), f.to_string()
+
+
 # -- Johnson files (personas/human.py) -----------------------------------------------------------
 def test_fault_johnson_key_bad_trait(tmp_path):
     from cultalign.personas.human import load_key
