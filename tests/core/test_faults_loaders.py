@@ -679,3 +679,15 @@ def test_fault_normad_in_a_workflow_run_names_file_line_and_key_on_the_terminal(
     assert cause in terminal, terminal[-3000:]
     assert (work / "logs" / "pact" / "ingest_normad.log").read_text().splitlines()[-1] == cause
     assert not (work / "results" / "pact" / "ingest" / "normad.tsv").exists()
+
+
+def test_input_error_survives_pickling():
+    """An InputError raised in a worker process reaches the parent with its fields."""
+    import pickle
+
+    from cultalign.personas.instruments import InstrumentError
+
+    for cls in (InputError, InstrumentError):
+        e = pickle.loads(pickle.dumps(cls("a.csv", "bad value", row=3, field="x", key="k.path")))
+        assert type(e) is cls and (e.path, e.row, e.field, e.key) == ("a.csv", 3, "x", "k.path")
+        assert str(e) == "a.csv, line 3, field 'x': bad value (file set by config key 'k.path')"

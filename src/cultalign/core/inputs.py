@@ -71,6 +71,15 @@ class InputError(ValueError):
             msg += f" (file set by config key '{self.key}')"
         super().__init__(msg)
 
+    def __reduce__(self):  # picklable (worker processes) with its keyword fields
+        return (_rebuild, (type(self), self.path, self.problem, self.row, self.field, self.key))
+
+
+def _rebuild(cls, path, problem, row, field, key):
+    err = InputError.__new__(cls)
+    InputError.__init__(err, path, problem, row=row, field=field, key=key)
+    return err
+
 
 def existing_file(path: str | Path, key: str | None) -> Path:
     p = Path(path)
