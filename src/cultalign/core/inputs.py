@@ -140,7 +140,8 @@ def read_table(path: str | Path, *, sep: str | None = None, required: Sequence[s
     Checked, each failure an :class:`InputError` naming line and field: UTF-8 text, a header, the same
     number of fields on every line, the ``required`` columns, numbers in ``numeric`` (and whole
     numbers in ``integer``) columns where a cell is not empty, no empty cell in ``nonempty``.
-    ``read_csv`` keywords (``dtype``, ``keep_default_na``...) shape the returned frame as in pandas.
+    ``read_csv`` keywords (``dtype``, ``keep_default_na``...) shape the returned frame as in pandas
+    (none: pandas' own type inference, as ``pd.read_csv(path)``).
     ``df.attrs["lines"]`` holds the line of each row, ``df.attrs["source"]`` the path.
     """
     import pandas as pd
@@ -167,7 +168,7 @@ def read_table(path: str | Path, *, sep: str | None = None, required: Sequence[s
     if missing:
         raise InputError(path, f"missing column(s) {missing}; the header has {list(raw.columns)}",
                          row=rec[0] if rec else 1, field=missing[0], key=key)
-    for col in nonempty:
+    for col in [c for c in nonempty if c in raw.columns]:
         bad = raw[col].str.strip() == ""
         if bad.any():
             i = int(bad.to_numpy().nonzero()[0][0])
@@ -183,8 +184,8 @@ def read_table(path: str | Path, *, sep: str | None = None, required: Sequence[s
             i = int(bad.to_numpy().nonzero()[0][0])
             kind = "a whole number" if col in ints else "a number"
             raise InputError(path, f"expected {kind}, got {raw[col].iloc[i]!r}", row=lines[i], field=col, key=key)
-    if not read_csv or read_csv == {"dtype": str, "keep_default_na": False}:
-        df = raw
+    if read_csv == {"dtype": str, "keep_default_na": False}:
+        df = raw  # already parsed that way
     else:
         try:
             df = parse(**read_csv)
