@@ -34,7 +34,7 @@ from cultalign.core.shards import shard_ids
 from cultalign.config import (
     check_input_files,
     check_model_refs,
-    iter_input_paths,
+    iter_marked,
     load_schema,
     model_gpus,
     model_mem_mb,
@@ -125,7 +125,13 @@ def llm_of_wildcard(wildcards):
     return llm_of(wildcards.model)(wildcards)
 
 
-INPUT_KEY_OF = {os.path.normpath(v): k for k, v in iter_input_paths(SCHEMA, config)}
+# input files and folders by the config key that sets them: x-input-file (checked at parse time)
+# and x-input-key (files a rule may make first, e.g. the demo audio)
+INPUT_KEY_OF = {
+    os.path.normpath(v): k
+    for mark in ("x-input-key", "x-input-file")
+    for k, v in iter_marked(SCHEMA, config, mark)
+}
 
 
 def input_keys(wildcards, input):
