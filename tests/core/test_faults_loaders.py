@@ -655,30 +655,51 @@ def test_intact_demo_inputs_still_load(tmp_path):
 
 
 # -- the whole path in a real run: rule param input_keys -> Job -> loader -> terminal ---------------
-@pytest.mark.slow
-def test_fault_normad_in_a_workflow_run_names_file_line_and_key_on_the_terminal(tmp_path):
-    """A ragged NormAd file given through the config: the failed job's terminal output names the
-    file, the line and the config key (from the rule's input_keys param), as the log's last line."""
+def _workflow_fault(tmp_path, files: dict[str, bytes], config: str, target: str):
+    """Run ``target`` in a copy of the checkout with ``files`` written and ``config`` layered on the
+    small test config; (terminal output, the copy)."""
     import subprocess
     import sys
 
     from conftest import copy_worktree
 
     work = copy_worktree(tmp_path / "work", link_models=False)
+    for rel, data in files.items():
+        (work / rel).parent.mkdir(parents=True, exist_ok=True)
+        (work / rel).write_bytes(data)
+    (work / "fault.yaml").write_text(config)
+    out = subprocess.run([sys.executable, "-m", "snakemake", target, "--cores", "1",
+                          "--configfile", "tests/config/small.yaml", "fault.yaml"],
+                         cwd=work, capture_output=True, text=True, timeout=600)
+    assert out.returncode != 0
+    return out.stdout + out.stderr, work
+
+
+@pytest.mark.slow
+def test_fault_normad_in_a_workflow_run_names_file_line_and_key_on_the_terminal(tmp_path):
+    """A ragged NormAd file given through the config: the failed job's terminal output names the
+    file, the line and the config key (from the rule's input_keys param), as the log's last line."""
     lines = _lines(DEMO / "pact" / "normad_demo.csv")
     lines[4] = lines[4].rstrip(b"\r\n") + b",stray\r\n"
-    (work / "bad").mkdir()
-    (work / "bad" / "normad.csv").write_bytes(b"".join(lines))
-    (work / "bad" / "config.yaml").write_text("pact:\n  sources:\n    normad:\n      path: bad/normad.csv\n")
-    out = subprocess.run([sys.executable, "-m", "snakemake", "results/pact/ingest/normad.tsv", "--cores", "1",
-                          "--configfile", "bad/config.yaml"], cwd=work, capture_output=True, text=True, timeout=600)
-    terminal = out.stdout + out.stderr
-    assert out.returncode != 0
+    terminal, work = _workflow_fault(tmp_path, {"bad/normad.csv": b"".join(lines)},
+                                     "pact:\n  sources:\n    normad:\n      path: bad/normad.csv\n",
+                                     "results/pact/ingest/normad.tsv")
     cause = ("ERROR InputError: bad/normad.csv, line 5: 11 fields where the header has 10 (a stray separator "
              "or an unclosed quote?) (file set by config key 'pact.sources.normad.path')")
     assert cause in terminal, terminal[-3000:]
     assert (work / "logs" / "pact" / "ingest_normad.log").read_text().splitlines()[-1] == cause
     assert not (work / "results" / "pact" / "ingest" / "normad.tsv").exists()
+
+
+@pytest.mark.slow
+def test_fault_audio_in_a_workflow_run_names_file_and_key_on_the_terminal(tmp_path):
+    """A damaged recording in the configured audio folder (real recordings: no demo scripts)."""
+    wav = _wav(tmp_path).read_bytes()[:40]
+    terminal, _ = _workflow_fault(tmp_path, {"recordings/demo_ep01.wav": wav},
+                                  "monopolet:\n  audio_dir: recordings\n  demo_scripts: null\n",
+                                  "results/monopolet/diarization/demo_ep01.turns.tsv")
+    assert ("ERROR InputError: recordings/demo_ep01.wav: cannot decode this audio file" in terminal
+            and "(file set by config key 'monopolet.audio_dir')" in terminal), terminal[-3000:]
 
 
 def test_input_error_survives_pickling():
