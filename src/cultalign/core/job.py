@@ -100,7 +100,7 @@ class Job:
 
     def record(self) -> dict[str, Any]:
         """Rule, wildcards, the config values it received (params) and its code hash."""
-        params = {k: v for k, v in self.params.items() if k not in ("code", "input_keys")}
+        params = {k: v for k, v in self.params.items() if k != "code"}
         return {"rule": self.rule, "wildcards": dict(self.wildcards), "params": canonical(params),
                 "code": self.params.get("code")}
 
