@@ -19,7 +19,6 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .inputs import register_keys
 from .provenance import canonical, sidecar_path, write_sidecar
 
 if TYPE_CHECKING:
@@ -82,6 +81,8 @@ class Job:
         self.threads: int = snakemake.threads
         self.log = setup_logging(snakemake)
         # the config key of each input file set by one (rules/common.smk): input errors name it
+        from .inputs import register_keys
+
         register_keys(self.params.get("input_keys") or {})
         # Snakemake removes a job's outputs before it runs, but not their sidecars: remove them
         # too, so a failed job never leaves the sidecar of an earlier run behind
