@@ -35,6 +35,7 @@ from cultalign.core.shards import shard_ids
 from cultalign.config import (
     check_input_files,
     check_model_refs,
+    iter_marked,
     load_schema,
     model_gpus,
     model_mem_mb,
@@ -135,6 +136,28 @@ def llm_of_wildcard(wildcards):
     return llm_of(wildcards.model)(wildcards)
 
 
+# input files and folders by the config key that sets them: x-input-file (checked at parse time)
+# and x-input-key (files a rule may make first, e.g. the demo audio)
+INPUT_KEY_OF = {
+    os.path.normpath(v): k
+    for mark in ("x-input-key", "x-input-file")
+    for k, v in iter_marked(SCHEMA, config, mark)
+}
+
+
+def input_keys(wildcards, input):
+    """Param (every script rule): the config key of each input file that a key sets, itself or
+    as a folder above it; a loader's error names it (cultalign.core.inputs)."""
+    out = {}
+    for f in input:
+        p = os.path.normpath(f)
+        while p and p not in INPUT_KEY_OF and os.path.dirname(p) != p:
+            p = os.path.dirname(p)
+        if p in INPUT_KEY_OF:
+            out[f] = INPUT_KEY_OF[p]
+    return out
+
+
 def add_code_params():
     """Give each script rule the param `code`, the hash of the package code that
     its script imports (cultalign.core.codehash).  Called once, after every include.
@@ -149,7 +172,7 @@ def add_code_params():
             continue
         if r.script is not None:
             script = r.basedir.join(r.script).get_path_or_uri(secret_free=True)
-            r.set_params(code=code_hash(script))
+            r.set_params(code=code_hash(script), input_keys=input_keys)
 
 
 def study_targets(study):

@@ -1,7 +1,6 @@
 from cultalign.core.job import Job
-from cultalign.core.tables import read_tsv
-from cultalign.pact.annotation import agreement_table
+from cultalign.pact.annotation import agreement_table, read_annotations
 
 job = Job(snakemake)
-ann = read_tsv(job.input.table, empty_as_na=True)
+ann = read_annotations(job.input.table)
 job.write_table(agreement_table(ann, job.input.table), job.output.table, counts={"valid": len(ann), "invalid": 0})

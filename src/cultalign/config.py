@@ -45,6 +45,11 @@ def _key_path(error: jsonschema.ValidationError) -> str:
 def _describe(error: jsonschema.ValidationError) -> str:
     key = _key_path(error)
     v = error.validator
+    if error.schema.get("x-no-echo"):
+        # a key that may receive a secret by mistake (api_key_env): never print the value
+        want = f"a string matching {error.schema['pattern']}" if v == "pattern" else f"{v} {error.validator_value!r}"
+        return (f"config key '{key}': expected {want} (the name of an environment variable); "
+                f"the value given does not qualify and is not shown")
     if v == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
         allowed = sorted(error.schema.get("properties", {}))

@@ -130,7 +130,7 @@ def test_write_table_writes_its_sidecar_and_never_leaves_a_stale_one(tmp_path):
     df = read_tsv(out)
     assert df["answer"].tolist() == ["None", "NA", ""]  # text stays text
     assert pd.isna(read_tsv(out, empty_as_na=True)["answer"][2])
-    with pytest.raises(ValueError, match=r"table.tsv: missing column\(s\) \['score'\]"):
+    with pytest.raises(ValueError, match=r"table.tsv, line 1, field 'score': missing column\(s\) \['score'\]"):
         read_tsv(out, required=["score"])
     # a failing rewrite leaves no sidecar of the earlier table behind
     with pytest.raises(Exception):

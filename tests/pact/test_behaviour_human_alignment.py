@@ -142,14 +142,14 @@ def test_prolific_errors_name_column():
     cfg = {"participant_countries": ["India"], "participants_per_country": 30, "scenarios_per_participant": 2,
            "attention_answer": "orange"}
     raw = human.synthetic_prolific(sc, **cfg, seed=1).astype(str)
-    with pytest.raises(PactDataError, match="missing column 's1_norm'"):
+    with pytest.raises(PactDataError, match="x.csv, line 1, field 's1_norm': missing column"):
         human.ingest_prolific(raw.drop(columns=["s1_norm"]), "x.csv", "orange", "s")
     bad = raw.copy()
     ok = (bad.consent == "yes") & bad.status.isin(["APPROVED", "AWAITING REVIEW"]) & \
         bad.participant_id.str.match(r"^[0-9a-f]{24}$") & (bad.attention_check == "orange") & (bad.bot_flag == "")
     i = bad.index[ok][0]
     bad.loc[i, "s2_personal"] = "C"
-    with pytest.raises(PactDataError, match=rf"x\.csv: row {i + 1}, column 's2_personal'"):
+    with pytest.raises(PactDataError, match=rf"x\.csv, field 's2_personal': record {i + 1}: expected A or B"):
         human.ingest_prolific(bad, "x.csv", "orange", "s")
 
 
@@ -187,7 +187,7 @@ def test_annotation_table_and_errors(tmp_path):
                         "criterion": ["c"] * 4, "label": [1, 1, 1, 0]})
     t = annotation.agreement_table(ann).set_index("criterion")
     assert t.loc["pooled", "observed_agreement"] == pytest.approx(0.5)
-    with pytest.raises(PactDataError, match="row 2, column 'label'"):
+    with pytest.raises(PactDataError, match="ann.tsv, field 'label': record 2: expected 0 or 1"):
         annotation.agreement_table(ann.assign(label=[1, 2, 1, 0]), "ann.tsv")
 
 

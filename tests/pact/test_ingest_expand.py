@@ -32,17 +32,17 @@ def _row(i, country="india", label="yes", story="s"):
 
 def test_normad_errors_name_file_row_column(tmp_path):
     p = _write_normad(tmp_path, [_row(1), _row(2, label="maybe")])
-    with pytest.raises(ingest.PactDataError, match=r"n\.csv: row 2, column 'Gold Label'"):
+    with pytest.raises(ingest.PactDataError, match=r"n\.csv, line 3, field 'Gold Label'"):
         ingest.load_normad(p)
     p = _write_normad(tmp_path, [_row(1), _row(2), _row(3, story="")])
-    with pytest.raises(ingest.PactDataError, match=r"row 3, column 'Story': empty"):
+    with pytest.raises(ingest.PactDataError, match=r"line 4, field 'Story': empty"):
         ingest.load_normad(p)
     p = tmp_path / "m.csv"
     pd.DataFrame({"ID": ["1"], "Country": ["x"]}).to_csv(p, index=False)
-    with pytest.raises(ingest.PactDataError, match=r"m\.csv: missing column"):
+    with pytest.raises(ingest.PactDataError, match=r"m\.csv, line 1, field 'Background': missing column"):
         ingest.load_normad(p)
     p = _write_normad(tmp_path, [_row(1), _row(1)])
-    with pytest.raises(ingest.PactDataError, match=r"row 2, column 'ID': duplicate"):
+    with pytest.raises(ingest.PactDataError, match=r"line 3, field 'ID': duplicate"):
         ingest.load_normad(p)
 
 
@@ -50,7 +50,7 @@ def test_cultureatlas_error_names_row(tmp_path):
     p = tmp_path / "ca.json"
     p.write_text(json.dumps([{"country": "Peru", "keyword": "k", "positive_sample": "a", "negative_sample": "b"},
                              {"country": "", "keyword": "k", "positive_sample": "a", "negative_sample": "b"}]))
-    with pytest.raises(ingest.PactDataError, match=r"ca\.json: row 2, column 'country'"):
+    with pytest.raises(ingest.PactDataError, match=r"ca\.json, field 'country': record 2: empty"):
         ingest.load_cultureatlas(p)
 
 

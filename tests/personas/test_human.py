@@ -99,5 +99,5 @@ def test_scoring_key_csvs_in_johnson_order(shared_data):
 def test_key_csv_bad_row_names_file_and_row(tmp_path):
     p = tmp_path / "key.csv"
     p.write_text("Full#,Sign\n1,+N1\n2,N2\n")
-    with pytest.raises(ValueError, match=r"key\.csv: row 2: expected a sign"):
+    with pytest.raises(ValueError, match=r"key\.csv, line 3: expected a sign"):
         load_key(p)

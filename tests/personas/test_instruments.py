@@ -28,7 +28,7 @@ def test_demo_instruments_load_and_score():
 def test_bad_row_names_file_row_field(tmp_path):
     p = tmp_path / "bad.tsv"
     p.write_text("item_id\ttext\ttrait\tkeyed\nx1\tlike parties\tE\tplus\nx2\tworry\tZ\tplus\n")
-    with pytest.raises(InstrumentError, match=r"bad.tsv: row 2: field 'trait'"):
+    with pytest.raises(InstrumentError, match=r"bad.tsv, line 3, field 'trait'"):
         load_instrument("likert_tsv", p, "x")
 
 
@@ -87,7 +87,7 @@ def test_trait_json_layout_excludes_dark_triad_with_count(tmp_path):
     assert items.attrs["excluded"] == {"Narcissism": 2, "Psychopathy": 1}
     from cultalign.personas.instruments import load_trait
 
-    with pytest.raises(InstrumentError, match=r"fake_TRAIT.json: row 2: field 'trait'"):
+    with pytest.raises(InstrumentError, match=r"fake_TRAIT.json, field 'trait': record 2: unknown trait"):
         load_trait(p, dark_triad="error")
 
 
@@ -102,11 +102,11 @@ def test_trait_hub_layout_question_only(tmp_path):
 
 
 @pytest.mark.parametrize("mutate, match", [
-    (lambda r: r.__setitem__(3, "Stubbornness"), r"row 2: field 'trait': unknown trait label"),
-    (lambda r: r.__setitem__(9, " "), r"row 2: field 'response_low1' is empty"),
-    (lambda r: r.__setitem__(5, ""), r"row 2: field 'situation' is empty"),
-    (lambda r: r.__setitem__(1, "0"), r"row 2: field 'idx': '0000' repeats row 1"),
-    (lambda r: r.__setitem__(8, r[7]), r"row 2: fields .*two options are identical"),
+    (lambda r: r.__setitem__(3, "Stubbornness"), r"line 3, field 'trait': unknown trait label"),
+    (lambda r: r.__setitem__(9, " "), r"line 3, field 'response_low1': empty value"),
+    (lambda r: r.__setitem__(5, ""), r"line 3, field 'situation': empty value"),
+    (lambda r: r.__setitem__(1, "0"), r"line 3, field 'idx': '0000' repeats the item of line 2"),
+    (lambda r: r.__setitem__(8, r[7]), r"line 3: fields .*two options are identical"),
 ])
 def test_trait_bad_rows_name_file_row_field(tmp_path, mutate, match):
     import csv
@@ -117,14 +117,14 @@ def test_trait_bad_rows_name_file_row_field(tmp_path, mutate, match):
     mutate(rows[2])
     with open(p, "w", newline="") as f:
         csv.writer(f).writerows(rows)
-    with pytest.raises(InstrumentError, match="fake_trait_bad.csv: " + match):
+    with pytest.raises(InstrumentError, match="fake_trait_bad.csv, " + match):
         load_instrument("trait", p, "trait")
 
 
 def test_trait_missing_column_named(tmp_path):
     p = tmp_path / "fake_trait_cols.csv"
     p.write_text("trait,situation,query,response_high1,response_high2,response_low1\nOpenness,s,q,a,b,c\n")
-    with pytest.raises(InstrumentError, match=r"fake_trait_cols.csv: missing column\(s\) \['response_low2'\]"):
+    with pytest.raises(InstrumentError, match=r"fake_trait_cols.csv, line 1, field 'response_low2': missing column"):
         load_instrument("trait", p, "trait")
 
 

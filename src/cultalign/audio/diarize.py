@@ -45,9 +45,9 @@ class DiarizationSettings:
 
 
 def load_wav16k(path: str | Path) -> np.ndarray:
-    from faster_whisper import decode_audio
+    from .transcribe import decode_audio
 
-    return decode_audio(str(path), sampling_rate=16000).astype(np.float32)
+    return decode_audio(path, sampling_rate=16000)
 
 
 def _runs(times: np.ndarray, labels: np.ndarray, half: float) -> pd.DataFrame:

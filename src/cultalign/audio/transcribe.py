@@ -13,40 +13,52 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.inputs import InputError, existing_file
+
+AudioError = InputError  # an unreadable audio file (file and config key named)
+
 log = logging.getLogger(__name__)
 
 
-class AudioError(ValueError):
-    pass
-
-
-def probe_audio(path: str | Path) -> float:
-    """Duration in seconds; a missing, empty or undecodable file raises naming it."""
-    path = Path(path)
-    if not path.exists():
-        raise AudioError(f"audio file {path} does not exist")
-    if path.stat().st_size == 0:
-        raise AudioError(f"audio file {path} is empty")
+def probe_audio(path: str | Path, *, key: str | None = None) -> float:
+    """Duration in seconds of an audio file (PyAV, i.e. ffmpeg); a missing, empty, undecodable or
+    silent-length file fails naming it."""
+    p = existing_file(path, key)
+    if p.stat().st_size == 0:
+        raise InputError(p, "the audio file is empty", key=key)
     try:
         import av
 
-        with av.open(str(path)) as container:
+        with av.open(str(p)) as container:
             streams = [s for s in container.streams if s.type == "audio"]
             if not streams:
-                raise AudioError(f"audio file {path} has no audio stream")
+                raise InputError(p, "the file has no audio stream", key=key)
             dur = container.duration / 1e6 if container.duration else None
             if dur is None:  # decode to count samples
                 n, sr = 0, streams[0].rate
                 for frame in container.decode(streams[0]):
                     n += frame.samples
                 dur = n / sr
-    except AudioError:
+    except InputError:
         raise
-    except Exception as e:  # noqa: BLE001 - any decoder failure means corrupt audio
-        raise AudioError(f"audio file {path} cannot be decoded: {type(e).__name__}: {e}") from e
+    except Exception as e:  # noqa: BLE001 - any decoder failure means a damaged file
+        raise InputError(p, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e
     if not dur or dur <= 0:
-        raise AudioError(f"audio file {path} has zero duration")
+        raise InputError(p, "the audio has zero duration", key=key)
     return float(dur)
+
+
+def decode_audio(path: str | Path, *, sampling_rate: int = 16000, key: str | None = None):
+    """Mono float32 samples at ``sampling_rate`` (faster-whisper's ffmpeg decoder), naming the file
+    when it cannot be decoded."""
+    import numpy as np
+    from faster_whisper import decode_audio as _decode
+
+    probe_audio(path, key=key)
+    try:
+        return _decode(str(path), sampling_rate=sampling_rate).astype(np.float32)
+    except Exception as e:  # noqa: BLE001
+        raise InputError(path, f"cannot decode this audio file ({type(e).__name__}: {e})", key=key) from e
 
 
 @dataclass
@@ -110,10 +122,9 @@ def transcribe(model, audio: str | Path, settings: WhisperSettings) -> tuple[pd.
 
 def speech_clips(audio: str | Path, min_silence_ms: int, max_speech_s: float = 25.0) -> list[float]:
     """[start, end, start, end, ...] seconds of speech regions (faster-whisper's bundled Silero VAD)."""
-    from faster_whisper import decode_audio
     from faster_whisper.vad import VadOptions, get_speech_timestamps
 
-    wav = decode_audio(str(audio), sampling_rate=16000)
+    wav = decode_audio(audio, sampling_rate=16000)
     ts = get_speech_timestamps(wav, VadOptions(min_silence_duration_ms=min_silence_ms,
                                                max_speech_duration_s=max_speech_s, speech_pad_ms=100))
     out: list[float] = []

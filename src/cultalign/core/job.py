@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,13 +25,42 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+def error_lines(exc: BaseException) -> list[str]:
+    """The cause of a failure in a form one can grep for: ``ERROR <Type>: <message>``
+    (a message of several lines continues, indented, on the following lines)."""
+    msg = str(exc).strip().splitlines() or [""]
+    head = f"ERROR {type(exc).__name__}: {msg[0]}".rstrip()
+    return [head] + [f"    {line}" for line in msg[1:]]
+
+
+def install_error_tail(log_fh, terminal, where: str) -> None:
+    """On an uncaught exception: the traceback, then ``error_lines`` as the LAST lines of the
+    log (so its tail is the cause), and the same lines on the job's own stderr (the terminal
+    of a local run, the SLURM job log on a cluster), prefixed with ``where``."""
+
+    def hook(etype, value, tb):
+        traceback.print_exception(etype, value, tb, file=log_fh)
+        lines = error_lines(value)
+        log_fh.write("\n".join(lines) + "\n")
+        log_fh.flush()
+        if terminal is not None and terminal is not log_fh:
+            terminal.write("".join(f"[{where}] {line}\n" for line in lines))
+            terminal.flush()
+
+    sys.excepthook = hook
+
+
 def setup_logging(snakemake) -> logging.Logger:
-    """Send stdout, stderr and logging of the script to ``snakemake.log[0]``."""
+    """Send stdout, stderr and logging of the script to ``snakemake.log[0]``; an uncaught
+    exception ends the log with ``ERROR <Type>: <message>`` and is echoed on the terminal."""
     if snakemake.log:
         Path(snakemake.log[0]).parent.mkdir(parents=True, exist_ok=True)
         fh = open(snakemake.log[0], "a", buffering=1)
+        terminal = sys.stderr
         sys.stdout = fh
         sys.stderr = fh
+        wc = ",".join(f"{k}={v}" for k, v in dict(snakemake.wildcards).items())
+        install_error_tail(fh, terminal, f"{snakemake.rule}{f' {wc}' if wc else ''}; log {snakemake.log[0]}")
         logging.basicConfig(stream=fh, level=logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     else:
@@ -50,6 +80,10 @@ class Job:
         self.wildcards = snakemake.wildcards
         self.threads: int = snakemake.threads
         self.log = setup_logging(snakemake)
+        # the config key of each input file set by one (rules/common.smk): input errors name it
+        from .inputs import register_keys
+
+        register_keys(self.params.get("input_keys") or {})
         # Snakemake removes a job's outputs before it runs, but not their sidecars: remove them
         # too, so a failed job never leaves the sidecar of an earlier run behind
         for out in self.output:

@@ -14,16 +14,18 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from .inputs import InputError
 from .provenance import sidecar_path, write_sidecar
 
 
 def read_tsv(path: str | Path, *, required: Sequence[str] = (), empty_as_na: bool = False,
              **kwargs: Any) -> pd.DataFrame:
-    """Read a TSV table; a missing required column fails naming the file and the column."""
+    """Read a TSV table the workflow wrote; a missing required column fails naming the file and the column.
+    (Input files from users and releases go through ``cultalign.core.inputs``, which also names lines.)"""
     df = pd.read_csv(path, sep="\t", keep_default_na=False, na_values=[""] if empty_as_na else None, **kwargs)
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise ValueError(f"{path}: missing column(s) {missing}; found {list(df.columns)}")
+        raise InputError(path, f"missing column(s) {missing}; found {list(df.columns)}", row=1, field=missing[0])
     return df
 
 

@@ -49,6 +49,7 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Sequence
@@ -63,6 +64,9 @@ NO_KEY = "EMPTY"  # what a keyless local server (vllm serve without --api-key) a
 
 
 # -- pure helpers (unit-tested with fakes) -------------------------------------
+ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # same as the schema pattern of api_key_env
+
+
 def resolve_api_key(spec: ModelSpec, environ: Mapping[str, str] = os.environ) -> str:
     """The key from the env var ``spec.api_key_env``; ``"EMPTY"`` when no variable is configured.
 
@@ -70,6 +74,12 @@ def resolve_api_key(spec: ModelSpec, environ: Mapping[str, str] = os.environ) ->
     """
     if not spec.api_key_env:
         return NO_KEY
+    if not ENV_NAME.fullmatch(spec.api_key_env):
+        # probably the key itself pasted in place of a variable name: never echo it
+        raise RuntimeError(
+            f"models.{spec.name}.api_key_env must be the NAME of an environment variable "
+            f"(letters, digits, underscores); the value given is not one and is not shown"
+        )
     key = environ.get(spec.api_key_env)
     if not key:
         raise RuntimeError(

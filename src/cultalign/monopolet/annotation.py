@@ -13,21 +13,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core.tables import read_tsv
+from ..core.inputs import InputError, read_table, row_error
 from ..stats.agreement import cohen_kappa
 from ..stats.classification import classification_table, error_rate
 
 
-class AnnotationError(ValueError):
-    pass
+AnnotationError = InputError  # an annotation file that does not match its schema (file, line, field, key)
 
 
 def _read(path, required):
-    df = read_tsv(path, dtype=str)
-    missing = [c for c in required if c not in df.columns]
-    if missing:
-        raise AnnotationError(f"{path}: missing column(s) {missing}")
-    return df
+    return read_table(path, sep="\t", required=required, dtype=str, keep_default_na=False)
 
 
 def mapping_agreement(path: str | Path) -> pd.DataFrame:
@@ -35,7 +30,7 @@ def mapping_agreement(path: str | Path) -> pd.DataFrame:
     for i, r in df.iterrows():
         for c in ("annotator_1", "annotator_2", "system"):
             if r[c] not in ("", "M", "NM"):
-                raise AnnotationError(f"{path}: row {i + 2}, field '{c}': expected M, NM or empty, got {r[c]!r}")
+                raise row_error(df, i, c, f"expected M, NM or empty, got {r[c]!r}")
     both = df[(df.annotator_1 != "") & (df.annotator_2 != "")]
     rows = [("mapping", "kappa", "", cohen_kappa(both.annotator_1, both.annotator_2)),
             ("mapping", "n_double_annotated", "", len(both))]
@@ -54,8 +49,7 @@ def matching_errors(path: str | Path) -> pd.DataFrame:
     df = _read(path, ["pair_id", "annotator", "issue"])
     bad = df[~df.issue.isin(["0", "1"])]
     if len(bad):
-        i = bad.index[0]
-        raise AnnotationError(f"{path}: row {i + 2}, field 'issue': expected 0 or 1, got {bad.issue.iloc[0]!r}")
+        raise row_error(df, int(bad.index[0]), "issue", f"expected 0 or 1, got {bad.issue.iloc[0]!r}")
     rate, k, n = error_rate(df.issue.astype(int))
     return pd.DataFrame([("matching", "error_rate", "", rate), ("matching", "errors", "", k),
                          ("matching", "pairs", "", n)], columns=["table", "quantity", "class", "value"])

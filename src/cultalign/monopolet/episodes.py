@@ -6,38 +6,39 @@ discarded and counted."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
+from ..core.inputs import InputError, read_json
+
 ID_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 
-class ManifestError(ValueError):
-    pass
+class ManifestError(InputError):
+    """The episode manifest does not match its schema (file, episode, field and config key named)."""
+
+    def __init__(self, path, problem, *, field=None):
+        super().__init__(path, problem, field=field)
 
 
 def _err(path, i, eid, field, msg) -> ManifestError:
-    return ManifestError(f"{path}: row {i} (episode_id={eid!r}), field '{field}': {msg}")
+    return ManifestError(path, f"row {i} (episode_id={eid!r}): {msg}", field=field)
 
 
 def load_manifest(path: str | Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(episodes kept, dilemma summaries, episodes discarded for lacking dilemmas)."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
-        raise ManifestError(f"{path}: not valid JSON (line {e.lineno}, column {e.colno}): {e.msg}") from e
+    data = read_json(path)
     episodes = data.get("episodes") if isinstance(data, dict) else data
     if not isinstance(episodes, list):
-        raise ManifestError(f"{path}: expected a list of episodes (or an object with key 'episodes')")
+        raise ManifestError(path, "expected a list of episodes (or an object with key 'episodes')")
     kept, dilemmas, dropped, seen = [], [], [], set()
     for i, ep in enumerate(episodes):
         eid = ep.get("episode_id") if isinstance(ep, dict) else None
         if not isinstance(ep, dict):
-            raise ManifestError(f"{path}: row {i}: expected an object, got {type(ep).__name__}")
+            raise ManifestError(path, f"row {i}: expected an object, got {type(ep).__name__}")
         for field in ("episode_id", "audio", "release_date", "guests", "dilemmas"):
             if field not in ep:
                 raise _err(path, i, eid, field, "missing")

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 
 from ..stats.agreement import agreement_summary
+from ..core.inputs import read_table, row_error
 from .ingest import PactDataError
 
 COLUMNS = ("item_id", "annotator", "criterion", "label")
+
+
+def read_annotations(path: str | Path) -> pd.DataFrame:
+    """The annotation file (TSV: item_id, annotator, criterion, label), checked line by line."""
+    return read_table(path, sep="\t", required=COLUMNS, integer=["label"], keep_default_na=False,
+                      na_values=[""])
 
 
 def agreement_table(ann: pd.DataFrame, path: str = "annotations") -> pd.DataFrame:
@@ -15,11 +24,12 @@ def agreement_table(ann: pd.DataFrame, path: str = "annotations") -> pd.DataFram
     PABAK / Brennan-Prediger, Gwet's AC1, positive agreement, Cohen's kappa, plus pass rates."""
     missing = [c for c in COLUMNS if c not in ann.columns]
     if missing:
-        raise PactDataError(f"{path}: missing column(s) {missing}")
+        raise PactDataError(path, f"missing column(s) {missing}; found {list(ann.columns)}", row=1,
+                            field=missing[0])
     bad = ~ann["label"].isin([0, 1])
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
-        raise PactDataError(f"{path}: row {i + 1}, column 'label': expected 0 or 1, got {ann['label'].iloc[i]!r}")
+        raise row_error(ann, i, "label", f"expected 0 or 1, got {ann['label'].iloc[i]!r}", path=path)
     rows = []
     ann = ann.assign(unit=ann["item_id"].astype(str) + "|" + ann["criterion"].astype(str))
     for crit, g in [*ann.groupby("criterion"), ("pooled", ann)]:

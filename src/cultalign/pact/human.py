@@ -15,6 +15,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..core.inputs import read_table, row_error
 from ..core.tables import read_tsv
 from . import geography
 from .ingest import PactDataError
@@ -127,7 +128,7 @@ def is_synthetic(responses: pd.DataFrame) -> bool:
 def ingest_export(path: str, attention_answer: str, salt: str) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
     """Read a Prolific-format export and ingest it (``ingest_prolific``): the long responses,
     the filter counts (with a ``synthetic`` column) and whether the data are synthetic."""
-    raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    raw = read_table(path, dtype=str, keep_default_na=False)
     long, counts = ingest_prolific(raw, path, attention_answer, salt)
     synthetic = bool(len(long)) and is_synthetic(long)
     counts["synthetic"] = synthetic
@@ -151,14 +152,15 @@ def ingest_prolific(df: pd.DataFrame, path: str, attention_answer: str, salt: st
     """Validate, filter (with counts per filter) and reshape to long form with hashed ids."""
     missing = [c for c in BASE_COLUMNS if c not in df.columns]
     if missing:
-        raise PactDataError(f"{path}: missing column(s) {missing}")
+        raise PactDataError(path, f"missing column(s) {missing}; found {list(df.columns)}", row=1,
+                            field=missing[0])
     slots = sorted({int(m.group(1)) for c in df.columns if (m := re.match(r"s(\d+)_scenario_id$", c))})
     if not slots:
-        raise PactDataError(f"{path}: no scenario columns (s<k>_scenario_id)")
+        raise PactDataError(path, "no scenario columns (s<k>_scenario_id)", row=1)
     for s in slots:
         for f in SLOT_FIELDS:
             if f"s{s}_{f}" not in df.columns:
-                raise PactDataError(f"{path}: missing column 's{s}_{f}'")
+                raise PactDataError(path, "missing column", row=1, field=f"s{s}_{f}")
     counts = [{"filter": "rows_in_export", "removed": 0, "remaining": len(df)}]
     cur = df.fillna("").astype(str)
 
@@ -184,7 +186,8 @@ def ingest_prolific(df: pd.DataFrame, path: str, attention_answer: str, salt: st
             for q in ("personal", "norm"):
                 ans = r[f"s{s}_{q}"]
                 if ans not in ("A", "B") or co not in ("A", "B"):
-                    raise PactDataError(f"{path}: row {i + 1}, column 's{s}_{q}': expected A or B, got {ans!r}")
+                    bad, what = (f"s{s}_{q}", ans) if ans not in ("A", "B") else (f"s{s}_culture_option", co)
+                    raise row_error(df, df.index.get_loc(i), bad, f"expected A or B, got {what!r}", path=path)
                 long_rows.append({
                     "participant": pid, "participant_country": r["country_of_residence"],
                     "participant_age": age_group(r["age"]), "participant_gender": r["sex"].lower(),

@@ -1,16 +1,18 @@
 """Ingestion of the PACT sources with schema validation.
 
-Every data error names the file, the row (1-based data row, header excluded)
-and the column.  The validated tables keep the source columns and add
+Every data error names the file, the line (1-based, as an editor shows it; the
+record's position in a JSON list), the field and the config key
+(``cultalign.core.inputs``).  The validated tables keep the source columns and add
 ``scenario_id`` (stable, source-prefixed) and ``source``.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
+
+from ..core.inputs import InputError, read_records, row_error
 
 NORMAD_COLUMNS = ["ID", "Country", "Background", "Axis", "Subaxis", "Value", "Rule-of-Thumb", "Story",
                   "Explanation", "Gold Label"]
@@ -23,36 +25,16 @@ CULTUREATLAS_REQUIRED_TEXT = ["country", "positive_sample"]
 CULTUREATLAS_ALIASES = {"Country": "country", "Assertion": "positive_sample", "Titile": "keyword", "Title": "keyword"}
 
 
-class PactDataError(ValueError):
-    """A source file does not match its schema; the message names file, row and column."""
-
-
-def _read_any(path: str | Path) -> pd.DataFrame:
-    p = Path(path)
-    if not p.exists():
-        raise PactDataError(f"{p}: file does not exist")
-    if p.suffix == ".json":
-        data = json.loads(p.read_text())
-        if not isinstance(data, list):
-            raise PactDataError(f"{p}: expected a JSON list of records, got {type(data).__name__}")
-        return pd.DataFrame(data)
-    if p.suffix == ".jsonl":
-        rows = []
-        for i, line in enumerate(p.read_text().splitlines(), start=1):
-            if line.strip():
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise PactDataError(f"{p}: row {i}: not valid JSON ({e})") from e
-        return pd.DataFrame(rows)
-    sep = "\t" if p.suffix in (".tsv", ".tab") else ","
-    return pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False)
+PactDataError = InputError  # a source file that does not match its schema (file, line, field, key)
+_read_any = read_records
+_fail = row_error
 
 
 def _check_columns(df: pd.DataFrame, required: list[str], path) -> None:
     missing = [c for c in required if c not in df.columns]
     if missing:
-        raise PactDataError(f"{path}: missing column(s) {missing}; found {list(df.columns)}")
+        raise PactDataError(path, f"missing column(s) {missing}; found {list(df.columns)}",
+                            row=1 if df.attrs.get("lines") else None, field=missing[0])
 
 
 def _check_text(df: pd.DataFrame, cols: list[str], path) -> None:
@@ -60,8 +42,7 @@ def _check_text(df: pd.DataFrame, cols: list[str], path) -> None:
         vals = df[col]
         bad = vals.isna() | (vals.astype(str).str.strip() == "")
         if bad.any():
-            row = int(bad.to_numpy().nonzero()[0][0]) + 1
-            raise PactDataError(f"{path}: row {row}, column '{col}': empty value")
+            raise _fail(df, int(bad.to_numpy().nonzero()[0][0]), col, "empty value")
 
 
 def load_normad(path: str | Path) -> pd.DataFrame:
@@ -74,12 +55,11 @@ def load_normad(path: str | Path) -> pd.DataFrame:
     bad = ~labels.isin(NORMAD_LABELS)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
-        raise PactDataError(f"{path}: row {i + 1}, column 'Gold Label': {df['Gold Label'].iloc[i]!r} "
-                            f"is not one of {list(NORMAD_LABELS)}")
+        raise _fail(df, i, "Gold Label", f"{df['Gold Label'].iloc[i]!r} is not one of {list(NORMAD_LABELS)}")
     dup = df["ID"].duplicated()
     if dup.any():
         i = int(dup.to_numpy().nonzero()[0][0])
-        raise PactDataError(f"{path}: row {i + 1}, column 'ID': duplicate ID {df['ID'].iloc[i]!r}")
+        raise _fail(df, i, "ID", f"duplicate ID {df['ID'].iloc[i]!r}")
     df["Gold Label"] = labels
     df.insert(0, "source", "normad")
     df.insert(0, "scenario_id", "normad-" + df["ID"].str.strip())

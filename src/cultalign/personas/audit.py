@@ -10,7 +10,6 @@ Every finding is one row: check, severity (error/warning/info), file, row
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from itertools import combinations
@@ -19,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..core.inputs import InputError, read_json, read_table
 from .common import LEVELS, trait_code
 from .instruments import BFI44_KEY
 
@@ -105,11 +105,27 @@ def check_duplicates(f: Findings, file, texts: list[str], field: str, near: floa
                 f.add("near_duplicates", "info", file, r2, field, f"near duplicate of row {r1} (Jaccard {j:.2f})")
 
 
+def _unreadable(f: Findings, e: InputError) -> None:
+    """A file the audit cannot read is an error finding (file, line, field), not a crash."""
+    where = f"line {e.row}: " if e.row is not None else ""  # a line of the file, not a data row
+    f.add("structure", "error", e.path, "", e.field or "", f"unreadable: {where}{e.problem}")
+
+
+def _read(f: Findings, reader, path, **kw):
+    try:
+        return reader(path, **kw)
+    except InputError as e:
+        _unreadable(f, e)
+        return None
+
+
 def _read_csv(f: Findings, path: Path, kind: str) -> pd.DataFrame | None:
     if not path.exists():
         f.add("structure", "error", path, "", "", "file missing")
         return None
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df = _read(f, read_table, path, dtype=str, keep_default_na=False)
+    if df is None:
+        return None
     missing = [c for c in EXPECTED_COLUMNS[kind] if c not in df.columns]
     if missing:
         f.add("structure", "error", path, "", ",".join(missing), "expected column(s) missing")
@@ -242,7 +258,9 @@ def audit_norms(f: Findings, root: Path, expect_per_country: int | None, countri
     if not p.exists():
         f.add("structure", "error", p, "", "", "file missing")
         return {}
-    data = json.loads(p.read_text())
+    data = _read(f, read_json, p, expect=dict)
+    if data is None:
+        return {}
     out: dict[str, list[str]] = {}
     for k, block in enumerate(data.get("cultural-norms", []), start=1):
         name = block.get("country", "")
@@ -266,8 +284,8 @@ def audit_norms(f: Findings, root: Path, expect_per_country: int | None, countri
 def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
     """Compare each instrument's keying with its published scoring key."""
     bfi = baselines / "bfi.csv"
-    if bfi.exists():
-        df = pd.read_csv(bfi, dtype=str)
+    df = _read(f, read_table, bfi, dtype=str, required=["Text", "Key", "Reverse"]) if bfi.exists() else None
+    if df is not None:
         if len(df) != 44:
             f.add("keying", "error", bfi, "", "", f"{len(df)} items, BFI-44 has 44")
         for k, (_, r) in enumerate(df.iterrows(), start=1):
@@ -288,10 +306,14 @@ def audit_keying(f: Findings, baselines: Path, published: dict[str, Path]):
             if path.exists():
                 f.add("keying", "info", path, "", "", f"no published key configured for {name}")
             continue
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-        refs = json.loads(Path(ref).read_text()) if str(ref).endswith(".json") else None
+        df = _read(f, read_table, path, dtype=str, keep_default_na=False)
+        refs = _read(f, read_json, ref, expect=list) if str(ref).endswith(".json") else None
+        if df is None or (refs is None and str(ref).endswith(".json")):
+            continue
         if refs is None:
-            kd = pd.read_csv(ref, dtype=str)
+            kd = _read(f, read_table, ref, dtype=str, required=["item", "sign"])
+            if kd is None:
+                continue
             refs = [{"text": r["item"], "domain": r["sign"][1],
                      "keyed": "minus" if r["sign"].startswith("-") else "plus"} for _, r in kd.iterrows()]
         if len(df) != len(refs):

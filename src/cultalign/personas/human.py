@@ -29,13 +29,13 @@ labelled synthetic in its name and in the counts table.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from cultalign.core.inputs import InputError, read_json, read_table, row_error
 from cultalign.core.seeds import derive_seed
 
 from .common import TRAITS, trait_code
@@ -79,32 +79,47 @@ def load_key(path: str | Path) -> pd.DataFrame:
     if p.suffix == ".csv":
         return _load_key_csv(p)
     if p.suffix == ".json":
-        recs = json.loads(p.read_text())
-        traits = [trait_code(r["domain"]) for r in recs]
-        minus = [r["keyed"] == "minus" for r in recs]
-    else:
-        df = pd.read_csv(p, sep="\t", dtype=str, comment="#")
-        col = "trait" if "trait" in df.columns else "domain"
+        recs = read_json(p, expect=list)
         traits, minus = [], []
-        for k, r in df.iterrows():
+        for k, r in enumerate(recs):
+            if not isinstance(r, dict):
+                raise InputError(p, f"record {k + 1}: expected an object, got {type(r).__name__}")
+            try:
+                traits.append(trait_code(r.get("domain")))
+            except ValueError as e:
+                raise InputError(p, f"record {k + 1}: {e}", field="domain") from None
+            if r.get("keyed") not in ("plus", "minus"):
+                raise InputError(p, f"record {k + 1}: expected plus/minus, got {r.get('keyed')!r}", field="keyed")
+            minus.append(r["keyed"] == "minus")
+    else:
+        df = read_table(p, sep="\t", dtype=str, comment="#", required=["keyed"])
+        col = "trait" if "trait" in df.columns else "domain"
+        if col not in df.columns:
+            raise InputError(p, f"missing column 'trait' (or 'domain'); found {list(df.columns)}", row=1, field="trait")
+        traits, minus = [], []
+        for k, (_, r) in enumerate(df.iterrows()):
             try:
                 traits.append(trait_code(r[col]))
             except ValueError as e:
-                raise ValueError(f"{p}: row {k + 1}: field {col!r}: {e}") from e
+                raise row_error(df, k, col, str(e)) from None
             if r["keyed"] not in ("plus", "minus"):
-                raise ValueError(f"{p}: row {k + 1}: field 'keyed': expected plus/minus, got {r['keyed']!r}")
+                raise row_error(df, k, "keyed", f"expected plus/minus, got {r['keyed']!r}")
             minus.append(r["keyed"] == "minus")
     return pd.DataFrame({"position": range(1, len(traits) + 1), "trait": traits, "minus": minus})
 
 
 def _load_key_csv(p: Path) -> pd.DataFrame:
-    df = pd.read_csv(p, dtype=str)
+    df = read_table(p, dtype=str)
     cols = {c.strip().lower(): c for c in df.columns}
     order = next((cols[c] for c in ("full#", "full_position", "m5-120 #") if c in cols), None)
     if order:
-        df = df.assign(_pos=pd.to_numeric(df[order], errors="raise")).sort_values("_pos", kind="stable")
+        read_table(p, dtype=str, numeric=[order], nonempty=[order])  # a bad position fails naming its line
+        df = df.assign(_pos=pd.to_numeric(df[order]), _k=range(len(df))).sort_values("_pos", kind="stable")
+    else:
+        df = df.assign(_k=range(len(df)))
+    lines = df.attrs.get("lines") or []
     traits, minus = [], []
-    for k, (_, r) in enumerate(df.iterrows()):
+    for _, r in df.iterrows():
         try:
             if "sign" in cols:
                 sign = str(r[cols["sign"]]).strip()
@@ -121,7 +136,8 @@ def _load_key_csv(p: Path) -> pd.DataFrame:
             else:
                 raise ValueError("no Sign column and no Key + Reverse columns")
         except ValueError as e:
-            raise ValueError(f"{p}: row {k + 1}: {e}") from e
+            k = int(r["_k"])
+            raise InputError(p, str(e), row=lines[k] if k < len(lines) else None) from None
     return pd.DataFrame({"position": range(1, len(traits) + 1), "trait": traits, "minus": minus})
 
 
@@ -136,6 +152,11 @@ def read_johnson(path: str | Path, layout: JohnsonLayout, countries: dict[str, s
     i0 = layout.items_start - 1
     rows, ids, cases = [], [], []
     n_lines = malformed = 0
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(p, "file does not exist")
+    if p.stat().st_size == 0:
+        raise InputError(p, "the file is empty (expected fixed-width respondent records)")
     with open(path, "rb") as fh:
         for line in fh:
             n_lines += 1

@@ -18,6 +18,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from cultalign.core.inputs import InputError, read_json, read_jsonl, read_table
 from cultalign.core.tables import read_tsv
 
 from .common import LEVEL_SCORES, LEVELS, trait_code
@@ -38,15 +39,36 @@ _BFI = {"E": [1, -6, 11, 16, -21, 26, -31, 36], "A": [-2, 7, -12, 17, 22, -27, 3
 BFI44_KEY = {abs(i): (t, i < 0) for t, items in _BFI.items() for i in items}
 
 
-class InstrumentError(ValueError):
-    pass
+class InstrumentError(InputError):
+    """An instrument file that does not match its format (file, line, field and config key named)."""
+
+
+class _Src(str):
+    """An instrument file's name that also knows the line of each row (``read_table``); a JSON list
+    has none, and its rows are named by position."""
+
+    lines: list[int] = []
+
+
+def _src(path, df: pd.DataFrame | None = None) -> _Src:
+    s = _Src(str(path))
+    s.lines = list(df.attrs.get("lines") or []) if df is not None else []
+    return s
+
+
+def _row_err(src, k: int, field: str | None, problem: str) -> InstrumentError:
+    """The error of row ``k`` (0-based) of ``src``: its line where known, else its record number."""
+    lines = getattr(src, "lines", None) or []
+    if k < len(lines):
+        return InstrumentError(str(src), problem, row=lines[k], field=field)
+    return InstrumentError(str(src), f"record {k + 1}: {problem}", field=field)
 
 
 def _statement_rows(instrument: str, texts, traits, minus, labels, ids=None, src: str = "") -> pd.DataFrame:
     rows = []
     for k, (text, t, m) in enumerate(zip(texts, traits, minus)):
         if not isinstance(text, str) or not text.strip():
-            raise InstrumentError(f"{src}: row {k + 1}: field 'text' is empty")
+            raise _row_err(src, k, "text", "empty value")
         scores = [6 - s for s in range(1, 6)] if m else list(range(1, 6))
         rows.append({"instrument": instrument, "item_id": str(ids[k]) if ids is not None else f"{k + 1:03d}",
                      "trait": t, "format": "statement", "context": "",
@@ -61,7 +83,7 @@ def _codes(series, src, field, parse=trait_code):
         try:
             out.append(parse(v))
         except ValueError as e:
-            raise InstrumentError(f"{src}: row {k + 1}: field {field!r}: {e}") from e
+            raise _row_err(src, k, field, f"{e}") from e
     return out
 
 
@@ -70,7 +92,7 @@ def _flag(series, src, field, minus_values=("R", "minus", "-")):
     for k, v in enumerate(series):
         s = str(v).strip()
         if s not in ("F", "R", "plus", "minus", "+", "-"):
-            raise InstrumentError(f"{src}: row {k + 1}: field {field!r}: expected F/R or plus/minus, got {v!r}")
+            raise _row_err(src, k, field, f"expected F/R or plus/minus, got {v!r}")
         out.append(s in minus_values)
     return out
 
@@ -78,11 +100,11 @@ def _flag(series, src, field, minus_values=("R", "minus", "-")):
 def load_bfi(path: str | Path, key: str) -> pd.DataFrame:
     """BFI-44 (columns Text, Key, Reverse).  ``key=published`` scores with the published key by item
     position; ``key=file`` uses the file's Key/Reverse columns (the audit compares the two)."""
-    df = pd.read_csv(path)
-    src = str(path)
+    df = read_table(path, required=["Text"] + (["Key", "Reverse"] if key != "published" else []))
+    src = _src(path, df)
     if key == "published":
         if len(df) != 44:
-            raise InstrumentError(f"{src}: expected 44 BFI items, found {len(df)}")
+            raise InstrumentError(src, f"expected 44 BFI items, found {len(df)}")
         traits = [BFI44_KEY[i + 1][0] for i in range(44)]
         minus = [BFI44_KEY[i + 1][1] for i in range(44)]
     else:
@@ -94,8 +116,11 @@ def load_bfi(path: str | Path, key: str) -> pd.DataFrame:
 
 def load_ipip_csv(path: str | Path, instrument: str) -> pd.DataFrame:
     """CulturalPersonas' IPIP spreadsheets: ipip-120.csv (Key facet code, Reverse) or ipip-300.csv (Sign)."""
-    df = pd.read_csv(path)
-    src = str(path)
+    df = read_table(path, required=["Text"])
+    src = _src(path, df)
+    if "Sign" not in df.columns and not {"Key", "Reverse"} <= set(df.columns):
+        raise InstrumentError(path, f"expected a Sign column or Key and Reverse columns (found {list(df.columns)})",
+                              row=1, field="Sign")
     if "Sign" in df.columns:
         traits = _codes([str(s).strip()[1:2] for s in df["Sign"]], src, "Sign")
         minus = [str(s).strip().startswith("-") for s in df["Sign"]]
@@ -107,8 +132,11 @@ def load_ipip_csv(path: str | Path, instrument: str) -> pd.DataFrame:
 
 def load_ipip_json(path: str | Path, instrument: str) -> pd.DataFrame:
     """IPIP-NEO item lists as JSON records with text, keyed (plus/minus), domain."""
-    recs = json.loads(Path(path).read_text())
+    recs = read_json(path, expect=list)
     src = str(path)
+    bad = [k for k, r in enumerate(recs) if not isinstance(r, dict)]
+    if bad:
+        raise _row_err(src, bad[0], None, f"expected an object, got {type(recs[bad[0]]).__name__}")
     traits = _codes([r.get("domain") for r in recs], src, "domain")
     minus = _flag([r.get("keyed") for r in recs], src, "keyed")
     return _statement_rows(instrument, [r.get("text") for r in recs], traits, minus, ACCURATE_LABELS, src=src)
@@ -116,8 +144,8 @@ def load_ipip_json(path: str | Path, instrument: str) -> pd.DataFrame:
 
 def load_likert_tsv(path: str | Path, instrument: str) -> pd.DataFrame:
     """Project format: item_id, text, trait, keyed (plus/minus)."""
-    df = pd.read_csv(path, sep="\t", dtype=str)
-    src = str(path)
+    df = read_table(path, sep="\t", dtype=str, required=["item_id", "text", "trait", "keyed"])
+    src = _src(path, df)
     return _statement_rows(instrument, list(df["text"]), _codes(df["trait"], src, "trait"),
                            _flag(df["keyed"], src, "keyed"), ACCURATE_LABELS, ids=list(df["item_id"]), src=src)
 
@@ -130,7 +158,7 @@ def _choice_rows(instrument, df, src, context_fn, question_fn, option_cols, scor
         for c in option_cols:
             v = r[c]
             if not isinstance(v, str) or not v.strip():
-                raise InstrumentError(f"{src}: row {k + 1}: field {c!r} is empty")
+                raise _row_err(src, k, c, "empty value")
             opts.append(" ".join(v.split()))
         rows.append({"instrument": instrument, "item_id": f"{k:04d}", "trait": traits[k], "format": "choice",
                      "context": context_fn(r), "question": question_fn(r), "options": json.dumps(opts),
@@ -139,8 +167,8 @@ def _choice_rows(instrument, df, src, context_fn, question_fn, option_cols, scor
 
 
 def load_big5chat(path: str | Path) -> pd.DataFrame:
-    df = pd.read_csv(path)
-    return _choice_rows("big5chat", df, str(path),
+    df = read_table(path, required=["train_input", "trait", "high_output", "low_output"])
+    return _choice_rows("big5chat", df, _src(path, df),
                         lambda r: f'Someone says to you: "{" ".join(str(r["train_input"]).split())}"',
                         lambda r: "How do you reply?", ["high_output", "low_output"], [5, 1])
 
@@ -163,27 +191,27 @@ _TRAIT_ALIASES = {"personality": "trait", "high1": "response_high1", "high2": "r
 def _read_trait_table(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
     if suffix == ".csv":
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+        df = read_table(path, dtype=str, keep_default_na=False)
     elif suffix in (".json", ".jsonl"):
-        try:
-            if suffix == ".jsonl":
-                recs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-            else:
-                recs = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as e:
-            raise InstrumentError(f"{path}: not valid JSON: {e}") from e
+        lines = []
+        if suffix == ".jsonl":
+            pairs = read_jsonl(path)
+            lines, recs = [i for i, _ in pairs], [r for _, r in pairs]
+        else:
+            recs = read_json(path)
         if isinstance(recs, dict):  # {split name: [records]}
             recs = [dict(r, personality=r.get("personality", k)) for k, rs in recs.items() for r in rs]
         if not isinstance(recs, list) or not all(isinstance(r, dict) for r in recs):
-            raise InstrumentError(f"{path}: expected a list of records (objects)")
+            raise InstrumentError(path, "expected a list of records (objects)")
         df = pd.DataFrame.from_records(recs).astype(object).where(lambda d: d.notna(), "")
+        df.attrs["lines"] = lines
     elif suffix == ".parquet":
         try:
             df = pd.read_parquet(path)
         except ImportError as e:
-            raise InstrumentError(f"{path}: reading parquet needs pyarrow or fastparquet ({e})") from e
+            raise InstrumentError(path, f"reading parquet needs pyarrow or fastparquet ({e})") from e
     else:
-        raise InstrumentError(f"{path}: TRAIT file must be .csv, .json, .jsonl or .parquet")
+        raise InstrumentError(path, "TRAIT file must be .csv, .json, .jsonl or .parquet")
     df = df.rename(columns={k: v for k, v in _TRAIT_ALIASES.items() if k in df.columns and v not in df.columns})
     if "question" in df.columns and "query" not in df.columns and "situation" in df.columns:
         df = df.rename(columns={"question": "query"})
@@ -200,13 +228,13 @@ def load_trait(path: str | Path, dark_triad: str = "exclude") -> pd.DataFrame:
     ``df.attrs["excluded"]`` (trait -> rows); ``"error"`` rejects them.  Any other trait label, an
     empty option or situation/query, or a duplicate ``idx`` raises, naming file, row and field."""
     path = Path(path)
-    src = str(path)
     df = _read_trait_table(path).reset_index(drop=True)
+    src = _src(path, df)
     missing = [c for c in ("trait", *TRAIT_OPTIONS) if c not in df.columns]
     has_text = ("query" in df.columns) or ("question" in df.columns)
     if missing or not has_text:
         need = missing + ([] if has_text else ["query or question"])
-        raise InstrumentError(f"{src}: missing column(s) {need} (found {list(df.columns)})")
+        raise InstrumentError(src, f"missing column(s) {need} (found {list(df.columns)})", row=1, field=need[0])
     if dark_triad not in ("exclude", "error"):
         raise ValueError(f"dark_triad must be 'exclude' or 'error', got {dark_triad!r}")
     rows, excluded, seen = [], {}, {}
@@ -218,35 +246,38 @@ def load_trait(path: str | Path, dark_triad: str = "exclude") -> pd.DataFrame:
         try:
             t = trait_code(label)
         except ValueError as e:
-            raise InstrumentError(f"{src}: row {k + 1}: field 'trait': {e}") from e
+            raise _row_err(src, k, "trait", f"{e}") from e
         if "query" in df.columns:
             context, question, qfield = str(r.get("situation", "")), str(r["query"]), "query"
             if "situation" in df.columns and not context.strip():
-                raise InstrumentError(f"{src}: row {k + 1}: field 'situation' is empty")
+                raise _row_err(src, k, "situation", "empty value")
         else:
             context, question, qfield = "", str(r["question"]), "question"
         if not question.strip():
-            raise InstrumentError(f"{src}: row {k + 1}: field {qfield!r} is empty")
+            raise _row_err(src, k, qfield, "empty value")
         opts = []
         for c in TRAIT_OPTIONS:
             v = r[c]
             if not isinstance(v, str) or not v.strip():
-                raise InstrumentError(f"{src}: row {k + 1}: field {c!r} is empty")
+                raise _row_err(src, k, c, "empty value")
             opts.append(" ".join(v.split()))
         if len(set(opts)) < len(opts):
-            raise InstrumentError(f"{src}: row {k + 1}: fields {list(TRAIT_OPTIONS)}: two options are identical")
+            raise _row_err(src, k, None, f"fields {list(TRAIT_OPTIONS)}: two options are identical")
         item_id = f"{k:04d}"
         if "idx" in df.columns and str(r["idx"]).strip():
             item_id = str(r["idx"]).strip()
             item_id = f"{int(item_id):04d}" if item_id.isdigit() else item_id
             if item_id in seen:
-                raise InstrumentError(f"{src}: row {k + 1}: field 'idx': {item_id!r} repeats row {seen[item_id]}")
-            seen[item_id] = k + 1
+                first = seen[item_id]
+                lines = getattr(src, "lines", None) or []
+                where = f"line {lines[first]}" if first < len(lines) else f"record {first + 1}"
+                raise _row_err(src, k, "idx", f"{item_id!r} repeats the item of {where}")
+            seen[item_id] = k
         rows.append({"instrument": "trait", "item_id": item_id, "trait": t, "format": "choice",
                      "context": " ".join(context.split()), "question": " ".join(question.split()),
                      "options": json.dumps(opts), "scores": json.dumps(list(TRAIT_SCORES)), "keyed": ""})
     if not rows:
-        raise InstrumentError(f"{src}: no Big Five items (excluded: {excluded})")
+        raise InstrumentError(src, f"no Big Five items (excluded: {excluded})")
     out = pd.DataFrame(rows, columns=COLUMNS)
     out.attrs["excluded"] = excluded
     return out
@@ -268,7 +299,7 @@ def trait_native_scores(item_probs: pd.DataFrame) -> pd.DataFrame:
             p = json.loads(r["probs"])
             s = json.loads(r["scores"])
             if len(p) != len(s):
-                raise InstrumentError(f"item {r.get('item_id', '?')}: {len(p)} probabilities for {len(s)} options")
+                raise ValueError(f"item {r.get('item_id', '?')}: {len(p)} probabilities for {len(s)} options")
             tot = float(sum(p))
             high = [i for i, v in enumerate(s) if v == max(s)]
             chose_high.append(max(range(len(p)), key=lambda i: p[i]) in high)
@@ -291,7 +322,7 @@ def trait_native_table(files: Sequence[tuple[str, str | Path]]) -> pd.DataFrame:
         df = pd.read_csv(path, sep="\t", dtype={"item_id": str})
         need = {"country", "priming", "instrument", "trait", "probs", "scores", "valid"} - set(df.columns)
         if need:
-            raise InstrumentError(f"{path}: missing column(s) {sorted(need)}")
+            raise InstrumentError(path, f"missing column(s) {sorted(need)}")
         for (inst, country, priming), g in df.groupby(["instrument", "country", "priming"], sort=True):
             valid = g["valid"].astype(str).str.lower().isin(("true", "1"))
             scores = trait_native_scores(g[valid].drop(columns="valid")).set_index("trait")
@@ -329,7 +360,7 @@ def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str | None 
     """The item table of instrument ``name`` from ``path`` in format ``kind``; ``bfi_key`` (config
     personas.bfi_key) is needed for the BFI format only."""
     if kind == "bfi" and bfi_key is None:
-        raise InstrumentError(f"{path}: a BFI instrument needs bfi_key (published or file)")
+        raise InstrumentError(path, "a BFI instrument needs bfi_key (published or file)")
     loaders = {
         "bfi": lambda: load_bfi(path, bfi_key),
         "ipip_csv": lambda: load_ipip_csv(path, name),
@@ -339,7 +370,7 @@ def load_instrument(kind: str, path: str | Path, name: str, bfi_key: str | None 
         "trait": lambda: load_trait(path),
     }
     if kind not in loaders:
-        raise InstrumentError(f"unknown instrument format {kind!r} (known: {sorted(loaders)})")
+        raise ValueError(f"unknown instrument format {kind!r} (known: {sorted(loaders)})")
     df = loaders[kind]()
     df["instrument"] = name
     return df

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from cultalign.core.inputs import read_table, row_error
 from cultalign.stats.distances import compare, relative_improvement, significance_stars
 
 from .common import TRAITS
@@ -103,14 +104,14 @@ def _note(msg: str) -> pd.DataFrame:
 def oeg_human_correlation(responses: pd.DataFrame, path: str | None) -> pd.DataFrame:
     if not path:
         return _note("no annotation file configured (personas.annotations.oeg_scores): not computed")
-    ann = pd.read_csv(path, sep="\t", dtype={"item_id": str})
-    need = {"instrument", "item_id", "country", "model", "priming", "human_score"}
-    if missing := need - set(ann.columns):
-        raise ValueError(f"{path}: missing column(s) {sorted(missing)}")
-    m = ann.merge(responses, on=["instrument", "item_id", "country", "model", "priming"], how="left")
+    ann = read_table(path, sep="\t", dtype={"item_id": str},
+                     required=["instrument", "item_id", "country", "model", "priming", "human_score"],
+                     numeric=["human_score"], nonempty=["human_score"])
+    m = ann.assign(_pos=range(len(ann))).merge(responses, on=["instrument", "item_id", "country", "model", "priming"],
+                                                how="left")
     if m["expected_score"].isna().any():
-        bad = m[m["expected_score"].isna()].index[0]
-        raise ValueError(f"{path}: row {bad + 1}: no OEG response matches this annotation")
+        raise row_error(ann, int(m.loc[m["expected_score"].isna(), "_pos"].iloc[0]), None,
+                        "no OEG response matches this annotation (instrument, item_id, country, model, priming)")
     rows = []
     for c, g in list(m.groupby("country")) + [("all", m)]:
         r = stats.pearsonr(g["expected_score"], g["human_score"]) if len(g) > 2 else None
@@ -124,7 +125,7 @@ def annotation_agreement(path: str | None) -> pd.DataFrame:
         return _note("no validation annotation file configured (personas.annotations.validation): not computed")
     from cultalign.stats.agreement import cohen_kappa
 
-    ann = pd.read_csv(path, sep="\t", dtype=str)
+    ann = read_table(path, sep="\t", dtype=str, required=["country", "task", "unit", "annotator", "label"])
     rows = []
     for (c, task), g in ann.groupby(["country", "task"]):
         wide = g.pivot_table(index="unit", columns="annotator", values="label", aggfunc="first").dropna()

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
 
+from ..core.inputs import InputError, read_json, read_table
 from .common import LEVELS, TRAIT_NAMES
 
 
@@ -51,23 +53,39 @@ def export_release(norm_files, scenario_files, question_files, names: dict[str, 
 
 def release_norms(root, country_name: str) -> list[str]:
     """Norm texts of a country from a release's norms JSON (leading list numbers removed)."""
-    import re
 
     p = Path(root) / "datasets" / "cp" / "norms" / "openai_cultural_norms.json"
-    data = json.loads(p.read_text())
-    for block in data["cultural-norms"]:
+    data = read_json(p, expect=dict)
+    blocks = data.get("cultural-norms")
+    if not isinstance(blocks, list):
+        raise InputError(p, "expected a list under 'cultural-norms'", field="cultural-norms")
+    for i, block in enumerate(blocks):
+        if not isinstance(block, dict) or not isinstance(block.get("country"), str) \
+                or not isinstance(block.get("norms"), list):
+            raise InputError(p, f"block {i + 1}: expected an object with 'country' (text) and 'norms' (list)",
+                             field="cultural-norms")
         if block["country"].lower() in (country_name.lower(), country_name.lower().replace("the ", "")):
+            bad = [j for j, n in enumerate(block["norms"])
+                   if not isinstance(n, dict) or not isinstance(n.get("text"), str)]
+            if bad:
+                raise InputError(p, f"block {i + 1} ({block['country']}), norm {bad[0] + 1}: "
+                                    f"expected an object with a 'text'", field="text")
             return [re.sub(r"^\s*\d+[.)]\s*", "", n["text"]) for n in block["norms"]]
-    raise KeyError(f"{p}: no norms for {country_name!r}")
+    raise InputError(p, f"no norms for {country_name!r} (countries: {[b['country'] for b in blocks]})",
+                     field="country")
 
 
 def release_questions(root, code: str) -> pd.DataFrame:
     """Questions joined with their answers (by question_id = row order) from the release."""
     cp = Path(root) / "datasets" / "cp"
-    q = pd.read_csv(cp / "questions" / f"all_{code}_questions.csv", keep_default_na=False)
-    a = pd.read_csv(cp / "answers" / f"all_{code}_answers.csv", keep_default_na=False)
+    q = read_table(cp / "questions" / f"all_{code}_questions.csv", keep_default_na=False,
+                   required=["scenario_text", "question", "trait"], nonempty=["question"])
+    a_path = cp / "answers" / f"all_{code}_answers.csv"
+    a = read_table(a_path, keep_default_na=False, required=["question_id", *LEVELS], integer=["question_id"],
+                   nonempty=["question_id"])
     if len(q) != len(a):
-        raise ValueError(f"{cp}: {code}: {len(q)} questions but {len(a)} answer rows")
+        raise InputError(a_path, f"{len(a)} answer rows but {len(q)} questions in all_{code}_questions.csv "
+                                 f"(answers pair with questions by row order)")
     out = q.rename(columns={"scenario_text": "scenario"}).copy()
     out["question_id"] = a["question_id"].astype(int)
     for lv in LEVELS:

@@ -28,6 +28,7 @@ from .common import TRAITS
 from .evaluate import (calibrate_items, generate_oeg, map_responses, oeg_requests, oeg_table, persona_prompt,
                        run_mcs)
 from .instruments import cp_items, load_instrument, read_items
+from ..core.inputs import register_keys
 from .release import release_norms, release_questions
 
 CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
@@ -46,6 +47,7 @@ def check_release(root, codes: list[str], baseline_files: list[str]) -> Path:
                            "release (the folder holding datasets/cp and datasets/baselines), e.g. with "
                            "--configfile config/personas-release.yaml")
     p = Path(root)
+    register_keys({p: CONFIG_KEY})  # a damaged file of the release names the key (cultalign.core.inputs)
     if not p.is_dir():
         raise ReleaseError(f"{p} (set by config key '{CONFIG_KEY}') does not exist or is not a folder; "
                            "it must hold the CulturalPersonas release (datasets/cp, datasets/baselines)")

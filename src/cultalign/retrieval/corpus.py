@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from ..core.inputs import InputError, existing_file
+
 log = logging.getLogger(__name__)
 
 
@@ -52,16 +54,29 @@ def render_text_pdf(text_file: str | Path, pdf_file: str | Path, title: str | No
     return pdf.page_no()
 
 
-def load_pdf_folder(folder: str | Path):
-    """All pages of all PDFs in ``folder`` (sorted by name) as LangChain Documents."""
+def read_pdf_pages(path: str | Path, *, key: str | None = None):
+    """The pages of a PDF as LangChain Documents; a damaged or truncated PDF fails naming the file."""
     from langchain_community.document_loaders import PyPDFLoader
 
+    p = existing_file(path, key)
+    try:
+        pages = PyPDFLoader(str(p)).load()
+    except Exception as e:  # pypdf raises many types (PdfStreamError, PdfReadError, ValueError...)
+        raise InputError(p, f"cannot read this PDF ({type(e).__name__}: {e}); the file may be "
+                            f"truncated or not a PDF - replace or remove it", key=key) from e
+    if not pages:
+        raise InputError(p, "the PDF has no pages", key=key)
+    return pages
+
+
+def load_pdf_folder(folder: str | Path):
+    """All pages of all PDFs in ``folder`` (sorted by name) as LangChain Documents."""
     pdfs = sorted(Path(folder).glob("*.pdf"))
     if not pdfs:
         raise FileNotFoundError(f"no PDF files in {folder}")
     docs = []
     for p in pdfs:
-        pages = PyPDFLoader(str(p)).load()
+        pages = read_pdf_pages(p)
         empty = sum(1 for d in pages if not d.page_content.strip())
         if empty:
             log.warning("%s: %d of %d pages have no extractable text", p, empty, len(pages))
@@ -83,14 +98,13 @@ def chunk_documents(docs, chunk_size: int = 800, chunk_overlap: int = 100):
 
 
 def load_pdf_files(paths):
-    """Pages of the given PDF files as LangChain Documents (source = file name)."""
-    from langchain_community.document_loaders import PyPDFLoader
-
+    """Pages of the given PDF files as LangChain Documents (source = file name); a damaged or
+    truncated PDF fails naming its path (and the config key of its folder)."""
     if not paths:
         raise FileNotFoundError("no PDF files given")
     docs = []
     for p in sorted(str(x) for x in paths):
-        pages = PyPDFLoader(p).load()
+        pages = read_pdf_pages(p)
         for d in pages:
             d.metadata["source"] = Path(p).name
         docs.extend(pages)
