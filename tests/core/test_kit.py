@@ -190,7 +190,7 @@ def test_job_removes_stale_sidecars_at_start_and_records_its_params(tmp_path, re
     assert not sidecar_path(out).exists()  # the earlier run's sidecar is gone before the job works
     rec = job.record()
     assert rec == {"rule": "fake_rule", "wildcards": {"model": "m"}, "params": {"bootstrap": 50, "seed": 7},
-                   "code": "c0de"}
+                   "code": "c0de", "synthetic_inputs": []}
     assert job.seed == 7 and job.writer == "fake_rule_model-m"
     job.write_table(pd.DataFrame({"a": [1]}), out)
     assert read_sidecar(out)["params"] == {"bootstrap": 50, "seed": 7}

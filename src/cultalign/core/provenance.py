@@ -4,7 +4,10 @@ A sidecar records what made its table: the rule, its wildcards, the config
 values the rule received (its narrow ``params``, hashed), the package code it
 ran (``code``), the seed, the model (id, weight revision, backend, chat-template
 hash) with its request counters (cache hits vs model calls), the prompt-template
-hashes, counts, and the package versions of the running environment.
+hashes, counts, the package versions of the running environment, and
+``synthetic`` / ``synthetic_inputs``: the config keys of the synthetic inputs
+the table was computed from, directly or through its input tables
+(``cultalign.inputs``; a table is synthetic when any of its inputs is).
 Write tables with :func:`cultalign.core.tables.write_table`, which writes both.
 """
 
@@ -96,6 +99,10 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
         rec["counts"] = counts
     if extra:
         rec.update(extra)
+    # the synthetic mark: set by the job's inputs (Job.record), never unset by `extra`
+    keys = sorted(set((job or {}).get("synthetic_inputs") or []))
+    rec["synthetic_inputs"] = keys
+    rec["synthetic"] = bool(keys) or bool((extra or {}).get("synthetic"))
     rec["packages"] = package_versions()
     return rec
 
@@ -110,3 +117,18 @@ def write_sidecar(table: str | Path, **kwargs) -> Path:
 def read_sidecar(table: str | Path) -> dict[str, Any]:
     p = sidecar_path(table)
     return json.loads(p.read_text()) if p.exists() else {}
+
+
+UPSTREAM_SYNTHETIC = "(an input table marked synthetic)"
+
+
+def synthetic_inputs_of_files(paths) -> list[str]:
+    """Config keys of the synthetic inputs recorded in the sidecars of ``paths`` (files without a
+    sidecar add nothing; a sidecar that says synthetic without keys adds UPSTREAM_SYNTHETIC)."""
+    keys: set[str] = set()
+    for p in paths:
+        rec = read_sidecar(p)
+        keys.update(rec.get("synthetic_inputs") or [])
+        if rec.get("synthetic") and not rec.get("synthetic_inputs"):
+            keys.add(UPSTREAM_SYNTHETIC)
+    return sorted(keys)
