@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cultalign.claims import STATUSES, SYNTHETIC_STATUS
+from cultalign.core.provenance import read_sidecar
 from workflow import SMALL_CONFIG, snakemake
 
 pytestmark = pytest.mark.slow
@@ -23,8 +25,12 @@ def _sidecars(work: Path) -> list[dict]:
 def test_every_study_end_to_end(small_run, tmp_path):
     claims = pd.read_csv(small_run / "results" / "claims.csv")
     assert set(claims["paper"]) == {"pact", "personas", "monopolet"}
-    assert claims["status"].isin(["reproduced", "differs", "not computable"]).all()
-    assert (claims.loc[claims["status"] == "not computable", "reason"].str.len() > 0).all()
+    assert claims["status"].isin(STATUSES).all()
+    assert (claims.loc[claims["status"].str.startswith("not computable"), "reason"].str.len() > 0).all()
+    # demo inputs are marked synthetic: no claim is scored on a table computed from them
+    for _, c in claims[claims["status"].isin(["reproduced", "differs"])].iterrows():
+        assert not read_sidecar(small_run / c["result"].rsplit(":", 1)[0]).get("synthetic"), c["id"]
+    assert (claims["status"] == SYNTHETIC_STATUS).any()
 
     sides = _sidecars(small_run)
     model_sides = [s for s in sides if "model" in s]
