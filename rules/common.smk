@@ -170,9 +170,13 @@ def synthetic_label(wildcards, input, output):
 def add_synthetic_marks():
     """Give each script rule the param `synthetic_inputs` (synthetic_inputs_of) and each report
     output without labels the label `inputs` (synthetic_label).  Called once, after every include.
+    Rules with protected outputs (downloads, weights) are left out, as in add_code_params.
     """
+    from snakemake.io import is_flagged
+
     for r in workflow.rules:
-        if r.script is not None:
+        protected = any(is_flagged(o, "protected") for o in r.output)
+        if r.script is not None and not protected:
             r.set_params(synthetic_inputs=synthetic_inputs_of)
         for f in r.output:
             rep = f.flags.get("report") if hasattr(f, "flags") else None

@@ -217,3 +217,20 @@ def test_preflight_lists_the_paper_inputs(tmp_path):
     assert table.loc["pact.human.prolific_export", "synthetic"] == True  # noqa: E712
     assert "monopolet.embeddings.path\tmodel\tresources/models/jina-embeddings-v3" in out.stdout  # printed
     assert read_sidecar(work / "results" / "preflight.tsv")["counts"]["inputs"] == len(table)
+
+
+def test_stand_in_paths_are_where_the_demo_rules_write():
+    """cultalign.inputs maps the stand-ins' paths to config keys: they must be the demo rules' outputs."""
+    import re
+
+    from cultalign.inputs import STAND_INS
+
+    paths = {key: path for key, _, path, _ in STAND_INS}
+    pact = (ROOT / "rules" / "pact" / "common.smk").read_text()
+    assert re.search(r'^PACT_DEMO_PROLIFIC = "(.+)"$', pact, re.M).group(1) == paths["pact.human.prolific_export"]
+    personas = (ROOT / "rules" / "personas" / "common.smk").read_text()
+    demo = re.search(r'^PERSONAS_DEMO = "(.+)"$', personas, re.M).group(1)
+    assert paths["personas.human.files"] == f"{demo}/human"
+    assert 'f"{PERSONAS_DEMO}/human/{{form}}_SYNTHETIC.dat"' in (ROOT / "rules" / "personas" / "demo.smk").read_text()
+    assert 'f"{PERSONAS_DEMO}/corpus/{{country}}/{{country}}_demo.pdf"' in (
+        ROOT / "rules" / "personas" / "demo.smk").read_text()
