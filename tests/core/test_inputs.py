@@ -234,3 +234,11 @@ def test_stand_in_paths_are_where_the_demo_rules_write():
     assert 'f"{PERSONAS_DEMO}/human/{{form}}_SYNTHETIC.dat"' in (ROOT / "rules" / "personas" / "demo.smk").read_text()
     assert 'f"{PERSONAS_DEMO}/corpus/{{country}}/{{country}}_demo.pdf"' in (
         ROOT / "rules" / "personas" / "demo.smk").read_text()
+
+
+def test_cli_prints_the_preflight_table(capsys):
+    from cultalign.inputs import main
+
+    assert main([str(ROOT / "config" / "paper.yaml")]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[0].startswith("key\tkind\tpath") and any(r.startswith("personas.corpus.folders.usa\t") for r in rows)
