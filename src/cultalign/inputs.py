@@ -83,6 +83,8 @@ STAND_INS: list[tuple[str, Callable[[dict], bool], str, str]] = [
      "personas.human.source synthetic: rule personas_demo_johnson writes SYNTHETIC Johnson-layout files"),
     ("monopolet.audio_dir", lambda c: bool(_get(c, "monopolet.demo_scripts")),
      "", "monopolet.demo_scripts set: rule monopolet_demo_audio speaks SYNTHETIC episode scripts into it"),
+    ("monopolet.demo_scripts", lambda c: bool(_get(c, "monopolet.demo_scripts")),
+     "", "the SYNTHETIC episode scripts of the demo audio"),
 ]
 
 
@@ -90,7 +92,13 @@ def _corpus_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalI
     corpus = _get(config, "personas.corpus", {}) or {}
     folders = corpus.get("folders") or {}
     out = []
-    for country in _get(config, "personas.run_countries", []) or []:
+    run = _get(config, "personas.run_countries", []) or []
+    if corpus.get("demo_dir") and any(not folders.get(c) for c in run):
+        key = "personas.corpus.demo_dir"
+        out.append(ExternalInput(key, "folder", corpus["demo_dir"], present=(base / corpus["demo_dir"]).is_dir(),
+                                 synthetic=marked_synthetic(key, marks), standin=True,
+                                 note="the SYNTHETIC demo texts rendered to PDF (rule personas_demo_pdf)"))
+    for country in run:
         key = f"personas.corpus.folders.{country}"
         folder = folders.get(country)
         if folder:

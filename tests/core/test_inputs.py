@@ -76,7 +76,8 @@ def test_paper_inputs_are_listed_with_source_revision_and_mark(paper, schema):
     assert len(corpus) == len(paper["personas"]["run_countries"])
     # what paper.yaml marks synthetic, and nothing else
     marked = {k for k, i in inputs.items() if i.synthetic}
-    assert marked == {"pact.annotations", "pact.human.prolific_export", "monopolet.manifest", "monopolet.audio_dir"}
+    assert marked == {"pact.annotations", "pact.human.prolific_export", "monopolet.manifest", "monopolet.audio_dir",
+                      "monopolet.demo_scripts"}
     # demo instruments merged in from config.yaml but not run are not inputs
     assert not any(k.startswith("personas.instruments.demo-") for k in inputs)
     header = to_tsv(list(inputs.values())).splitlines()[0].split("\t")

@@ -124,11 +124,11 @@ UPSTREAM_SYNTHETIC = "(an input table marked synthetic)"
 
 def synthetic_inputs_of_files(paths) -> list[str]:
     """Config keys of the synthetic inputs recorded in the sidecars of ``paths`` (files without a
-    sidecar add nothing; a sidecar that says synthetic without keys adds UPSTREAM_SYNTHETIC)."""
+    sidecar add nothing; if sidecars say synthetic but name no key: [UPSTREAM_SYNTHETIC])."""
     keys: set[str] = set()
+    unnamed = False
     for p in paths:
         rec = read_sidecar(p)
         keys.update(rec.get("synthetic_inputs") or [])
-        if rec.get("synthetic") and not rec.get("synthetic_inputs"):
-            keys.add(UPSTREAM_SYNTHETIC)
-    return sorted(keys)
+        unnamed |= bool(rec.get("synthetic")) and not rec.get("synthetic_inputs")
+    return sorted(keys) or ([UPSTREAM_SYNTHETIC] if unnamed else [])
