@@ -36,7 +36,11 @@ def test_every_study_end_to_end(small_run, tmp_path):
     model_sides = [s for s in sides if "model" in s]
     assert model_sides, "no model-backed result table has a provenance sidecar"
     for s in sides:
-        assert {"rule", "params", "params_hash", "code", "packages"} <= set(s), s["table"]
+        assert {"rule", "params", "params_hash", "code", "packages", "synthetic", "synthetic_inputs"} <= set(s), (
+            s["table"])
+    # the demo runs on synthetic inputs only: every table that comes from one says which
+    assert all(s["synthetic"] for s in sides if s["rule"].startswith(("pact_", "personas_", "monopolet_"))), [
+        s["table"] for s in sides if not s["synthetic"]]
     for s in model_sides:
         assert s["model"]["revision"] and s["model"]["chat_template_hash"]
     assert sum(s["requests"]["model_requests"] for s in model_sides) > 0
@@ -50,6 +54,7 @@ def test_every_study_end_to_end(small_run, tmp_path):
     html = (work / "results" / "report.html").read_text(errors="replace")
     for caption_word in ("Claims scorecard", "Figure"):
         assert caption_word in html
+    assert "SYNTHETIC: pact.human.prolific_export" in html  # the report labels results from synthetic inputs
 
     # warm rerun: every table a model made is made again (with everything
     # downstream of it) from the warm cache, with zero model calls
