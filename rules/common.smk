@@ -53,8 +53,8 @@ check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # Every external input with its config key and `synthetic` mark (rule preflight lists them);
 # an input that is not provided and not marked synthetic fails here, naming its key.
-check_synthetic_marks(config, SCHEMA, base=workflow.basedir)
 EXTERNAL_INPUTS = external_inputs(config, SCHEMA, base=workflow.basedir)
+check_synthetic_marks(config, SCHEMA, inputs=EXTERNAL_INPUTS)
 SYNTHETIC_PATHS = synthetic_paths(EXTERNAL_INPUTS)
 
 MODELS = config["models"]

@@ -215,12 +215,15 @@ def external_inputs(config: dict, schema: dict, base: str | Path = ".") -> list[
     return rows
 
 
-def check_synthetic_marks(config: dict, schema: dict, base: str | Path = ".") -> None:
+def check_synthetic_marks(config: dict, schema: dict, base: str | Path = ".",
+                          inputs: list[ExternalInput] | None = None) -> None:
     """An input that is not provided (the project's demo file, or a seeded stand-in) must be marked
-    synthetic in ``synthetic_inputs``; else fail naming its config key."""
+    synthetic in ``synthetic_inputs``; else fail naming its config key.  ``inputs``: the list of
+    :func:`external_inputs`, if already made."""
     from .config import ConfigError
 
-    bad = [i for i in external_inputs(config, schema, base) if i.standin and not i.synthetic]
+    inputs = external_inputs(config, schema, base) if inputs is None else inputs
+    bad = [i for i in inputs if i.standin and not i.synthetic]
     if bad:
         scale = config.get("scale")
         raise ConfigError(
