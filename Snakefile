@@ -17,6 +17,7 @@ include: "rules/pact/main.smk"
 include: "rules/personas/main.smk"
 include: "rules/monopolet/main.smk"
 include: "rules/report.smk"
+include: "rules/preflight.smk"
 
 
 rule all:
@@ -27,3 +28,4 @@ rule all:
 
 # after every rule is defined (rules/common.smk)
 add_code_params()
+add_synthetic_marks()

@@ -32,6 +32,12 @@ from cultalign.core.codehash import code_hash
 from cultalign.core.provenance import canonical
 from cultalign.core.runlock import hold_run_lock
 from cultalign.core.shards import shard_ids
+from cultalign.inputs import (
+    check_synthetic_marks,
+    external_inputs,
+    synthetic_keys_of,
+    synthetic_paths,
+)
 from cultalign.config import (
     check_input_files,
     check_model_refs,
@@ -50,6 +56,11 @@ check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # a rule that scores options with a model that cannot do what it asks fails here
 check_scoring(config)
+# Every external input with its config key and `synthetic` mark (rule preflight lists them);
+# an input that is not provided and not marked synthetic fails here, naming its key.
+EXTERNAL_INPUTS = external_inputs(config, SCHEMA, base=workflow.basedir)
+check_synthetic_marks(config, SCHEMA, inputs=EXTERNAL_INPUTS)
+SYNTHETIC_PATHS = synthetic_paths(EXTERNAL_INPUTS)
 
 MODELS = config["models"]
 STUDIES = config["studies"]
@@ -175,6 +186,81 @@ def add_code_params():
             r.set_params(code=code_hash(script), input_keys=input_keys)
 
 
+def synthetic_inputs_of(wildcards, input):
+    """Param function: config keys of the synthetic external inputs this job reads directly
+    (cultalign.inputs); Job adds those its input tables' sidecars carry."""
+    return synthetic_keys_of(input, SYNTHETIC_PATHS)
+
+
+def synthetic_label(wildcards, input, output):
+    """Report label of a result: the synthetic inputs it was computed from (read at report
+    time from the provenance sidecars of its outputs and inputs)."""
+    from cultalign.core.provenance import synthetic_inputs_of_files
+
+    keys = synthetic_inputs_of_files([*output, *input])
+    return {"inputs": "SYNTHETIC: " + ", ".join(keys) if keys else "real"}
+
+
+def add_synthetic_marks():
+    """Give each script rule the param `synthetic_inputs` (synthetic_inputs_of) and each report
+    output without labels the label `inputs` (synthetic_label).  Called once, after every include.
+    Rules with protected outputs (downloads, weights) are left out, as in add_code_params.
+    """
+    from snakemake.io import is_flagged
+
+    for r in workflow.rules:
+        protected = any(is_flagged(o, "protected") for o in r.output)
+        if r.script is not None and not protected:
+            r.set_params(synthetic_inputs=synthetic_inputs_of)
+        for f in r.output:
+            rep = f.flags.get("report") if hasattr(f, "flags") else None
+            if rep is not None and rep.labels is None:
+                f.flags["report"] = rep._replace(labels=synthetic_label)
+
+
+def config_input(key):
+    """Input function: the file or folder at config `key` ([] when null).  A path that does not
+    exist and that no rule makes fails while the DAG is built, naming the key and the path
+    (only for the targets that need it)."""
+    from snakemake.exceptions import WorkflowError
+
+    path = config
+    for part in key.split("."):
+        path = path[part]
+
+    def inp(wildcards):
+        if not path:
+            return []
+        made = {i.path for i in EXTERNAL_INPUTS if i.made_by}
+        if path not in made and not (Path(workflow.basedir) / path).exists():
+            raise WorkflowError(
+                f"config key '{key}': {path} does not exist and no rule makes it "
+                "(set the key to the input; `snakemake preflight` lists every input)"
+            )
+        return path
+
+    inp.__name__ = f"input_{key.replace('.', '_')}"
+    return inp
+
+
+def input_folder_files(key, folder, pattern):
+    """The files matching `pattern` in the user's `folder` (config `key`); a missing or empty
+    folder fails while the DAG is built, naming the key and the folder."""
+    from snakemake.exceptions import WorkflowError
+
+    p = Path(workflow.basedir) / folder
+    if not p.is_dir():
+        raise WorkflowError(
+            f"config key '{key}': folder {folder} does not exist (`snakemake preflight` lists every input)"
+        )
+    files = sorted(str(Path(folder) / f.name) for f in p.glob(pattern))
+    if not files:
+        raise WorkflowError(
+            f"config key '{key}': folder {folder} has no {pattern} files"
+        )
+    return files
+
+
 def study_targets(study):
     return STUDY_TARGETS.get(study, [])
 
@@ -194,12 +280,27 @@ def model_package(wildcards):
     return MODELS[wildcards.model]["package"]
 
 
+def hub_folders():
+    """{folder name under resources/models: {hub_id, revision}} that rule download_model_hub
+    makes: `models` with source hub, and the sentence-embedding model (monopolet.embeddings)
+    when it names a hub_id."""
+    out = {n: m for n, m in MODELS.items() if m.get("source") == "hub"}
+    emb = config.get("monopolet", {}).get("embeddings") or {}
+    path = emb.get("path") or ""
+    if emb.get("hub_id") and path.startswith("resources/models/"):
+        out[path.removeprefix("resources/models/")] = emb
+    return {
+        n: {"hub_id": m["hub_id"], "revision": m.get("revision")}
+        for n, m in out.items()
+    }
+
+
 def model_hub_id(wildcards):
-    return MODELS[wildcards.model]["hub_id"]
+    return hub_folders()[wildcards.model]["hub_id"]
 
 
 def model_revision(wildcards):
-    return MODELS[wildcards.model]["revision"]
+    return hub_folders()[wildcards.model]["revision"]
 
 
 def regex_of(names):
@@ -279,5 +380,20 @@ def attempt_scaled(amount):
 
 
 def download_entry(wildcards):
-    """Param function of download_file: the `downloads` entry of {path} (url, revision, sha256)."""
-    return canonical(config["downloads"][wildcards.path])
+    """Param function of download_file: the `downloads` entry of {path} (url, revision, sha256).
+    An entry without a url fails while the DAG is built, for the targets that need it.
+    """
+    from snakemake.exceptions import WorkflowError
+
+    entry = config["downloads"][wildcards.path]
+    if not entry.get("url"):
+        keys = [
+            i.key
+            for i in EXTERNAL_INPUTS
+            if i.path == f"resources/downloads/{wildcards.path}"
+        ]
+        raise WorkflowError(
+            f"config key 'downloads.{wildcards.path}' has no url: set url and sha256, or point "
+            f"{' / '.join(keys) or 'the input key'} at a local copy"
+        )
+    return canonical(entry)

@@ -22,13 +22,13 @@ rule prepare_model_gguf:
 
 
 rule download_model_hub:
-    """Snapshot a hub model at its pinned revision (run where the hub is reachable)."""
+    """Snapshot a hub model (an LLM of `models`, or the sentence-embedding model) at its pinned revision (run where the hub is reachable)."""
     output:
         protected(directory("resources/models/{model}")),
     log:
         "logs/models/download_model_hub/{model}.log",
     wildcard_constraints:
-        model=regex_of(models_with_source("hub")),
+        model=regex_of(list(hub_folders())),
     localrule: True
     conda:
         "../envs/llm.yaml"

@@ -139,3 +139,30 @@ def small_run(tmp_path_factory) -> Path:
     out = snakemake(work, "--cores", "2", "--configfile", SMALL_CONFIG)
     assert out.returncode == 0, out.stderr[-6000:]
     return work
+
+
+class FakeSnakemake:
+    """Fake of the object Snakemake hands a rule script (only the attributes Job reads)."""
+
+    def __init__(self, tmp_path, outputs, inputs=(), params=None, wildcards=None):
+        from snakemake.iocontainers import InputFiles, Log, OutputFiles, Params, Wildcards
+
+        self.rule = "fake_rule"
+        self.input = InputFiles([str(i) for i in inputs])
+        self.output = OutputFiles([str(o) for o in outputs])
+        self.params = Params(fromdict=params or {})
+        self.wildcards = Wildcards(fromdict={"model": "m"} if wildcards is None else wildcards)
+        self.threads = 1
+        self.log = Log([str(tmp_path / "job.log")])
+
+
+@pytest.fixture
+def restore_streams():
+    """Job sends stdout, stderr and logging to the rule log: put them back after the test."""
+    import logging
+    import sys
+
+    saved = sys.stdout, sys.stderr, list(logging.root.handlers)
+    yield
+    sys.stdout, sys.stderr = saved[0], saved[1]
+    logging.root.handlers[:] = saved[2]

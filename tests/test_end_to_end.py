@@ -11,6 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from cultalign.claims import STATUSES, SYNTHETIC_STATUS
+from cultalign.core.provenance import read_sidecar
 from workflow import SMALL_CONFIG, snakemake
 
 pytestmark = pytest.mark.slow
@@ -23,14 +25,22 @@ def _sidecars(work: Path) -> list[dict]:
 def test_every_study_end_to_end(small_run, tmp_path):
     claims = pd.read_csv(small_run / "results" / "claims.csv")
     assert set(claims["paper"]) == {"pact", "personas", "monopolet"}
-    assert claims["status"].isin(["reproduced", "differs", "not computable"]).all()
-    assert (claims.loc[claims["status"] == "not computable", "reason"].str.len() > 0).all()
+    assert claims["status"].isin(STATUSES).all()
+    assert (claims.loc[claims["status"].str.startswith("not computable"), "reason"].str.len() > 0).all()
+    # demo inputs are marked synthetic: no claim is scored on a table computed from them
+    for _, c in claims[claims["status"].isin(["reproduced", "differs"])].iterrows():
+        assert not read_sidecar(small_run / c["result"].rsplit(":", 1)[0]).get("synthetic"), c["id"]
+    assert (claims["status"] == SYNTHETIC_STATUS).any()
 
     sides = _sidecars(small_run)
     model_sides = [s for s in sides if "model" in s]
     assert model_sides, "no model-backed result table has a provenance sidecar"
     for s in sides:
-        assert {"rule", "params", "params_hash", "code", "packages"} <= set(s), s["table"]
+        assert {"rule", "params", "params_hash", "code", "packages", "synthetic", "synthetic_inputs"} <= set(s), (
+            s["table"])
+    # the demo runs on synthetic inputs only: every table that comes from one says which
+    assert all(s["synthetic"] for s in sides if s["rule"].startswith(("pact_", "personas_", "monopolet_"))), [
+        s["table"] for s in sides if not s["synthetic"]]
     for s in model_sides:
         assert s["model"]["revision"] and s["model"]["chat_template_hash"]
     assert sum(s["requests"]["model_requests"] for s in model_sides) > 0
@@ -44,6 +54,7 @@ def test_every_study_end_to_end(small_run, tmp_path):
     html = (work / "results" / "report.html").read_text(errors="replace")
     for caption_word in ("Claims scorecard", "Figure"):
         assert caption_word in html
+    assert "SYNTHETIC: pact.human.prolific_export" in html  # the report labels results from synthetic inputs
 
     # warm rerun: every table a model made is made again (with everything
     # downstream of it) from the warm cache, with zero model calls

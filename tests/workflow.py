@@ -62,3 +62,27 @@ def rules_of(jobs: list[PlannedJob], reason: str | None = None) -> set[str]:
 
 
 PARAMS_CHANGED = "Params have changed since last execution"
+
+
+def paper_stand_ins(tmp_path: Path) -> str:
+    """A config file to layer on config/paper.yaml (``--configfile config/paper.yaml <this>``) that
+    supplies, as inputs marked SYNTHETIC, what a paper run needs and a checkout lacks: a CultureAtlas
+    file (the release has no download URL) and a corpus folder per country with one placeholder PDF.
+    Enough for dry runs of the whole paper DAG; the jobs would not run on the placeholders."""
+    import yaml
+
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    folders = {}
+    for country in paper["personas"]["run_countries"]:
+        folder = tmp_path / "corpus" / country
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{country}_placeholder.pdf").write_bytes(b"%PDF-1.4\n% placeholder for dry runs\n")
+        folders[country] = str(folder)
+    over = {
+        "synthetic_inputs": paper["synthetic_inputs"] + ["pact.sources.cultureatlas", "personas.corpus"],
+        "pact": {"sources": {"cultureatlas": {"path": "resources/demo/pact/cultureatlas_demo.json"}}},
+        "personas": {"corpus": {"folders": folders}},
+    }
+    path = tmp_path / "paper_stand_ins.yaml"
+    path.write_text(yaml.safe_dump(over))
+    return str(path)

@@ -55,6 +55,7 @@ rule monopolet_topics:
     """SensTopic topics of the full-form dilemmas with the local multilingual encoder."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
+        encoder=config_input("monopolet.embeddings.path"),
     output:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topics.tsv",

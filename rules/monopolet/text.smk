@@ -9,6 +9,7 @@ rule monopolet_sections:
         transcript="results/monopolet/transcripts/{episode}.speakers.tsv",
         summaries="results/monopolet/episodes/summaries.tsv",
         weights=monopolet_mapping_weights,
+        encoder=config_input("monopolet.embeddings.path"),
     output:
         sections="results/monopolet/sections/{episode}.tsv",
         chunks="results/monopolet/sections/{episode}.chunks.tsv",
@@ -148,6 +149,7 @@ rule monopolet_match:
         unpack(monopolet_comparison_solutions),
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
         weights=monopolet_judge_weights,
+        encoder=config_input("monopolet.embeddings.path"),
     output:
         "results/monopolet/matching/shards/{comparison}/{shard}.tsv",
     log:

@@ -114,7 +114,8 @@ def personas_corpus_pdfs(wildcards):
     """PDFs of a country: the user's folder, else the rendered demo text."""
     folder = PERSONAS_CFG["corpus"]["folders"].get(wildcards.country)
     if folder:
-        return sorted(str(p) for p in Path(folder).glob("*.pdf"))
+        key = f"personas.corpus.folders.{wildcards.country}"
+        return input_folder_files(key, folder, "*.pdf")
     return [f"{PERSONAS_DEMO}/corpus/{wildcards.country}/{wildcards.country}_demo.pdf"]
 
 

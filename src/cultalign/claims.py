@@ -13,9 +13,11 @@
       where: {quantity: instances_total}   # selects one row
       scale: paper                # paper: only comparable on the papers' full inputs
 
-Status per claim: ``reproduced`` (within tolerance), ``differs``, or
-``not computable`` with the reason (study not configured, result not
-produced, demo-scale inputs, row missing).
+Status per claim: ``reproduced`` (within tolerance), ``differs``,
+``not computable: synthetic input`` (the result table's provenance sidecar
+says it was computed from synthetic inputs; the reason names their config
+keys), or ``not computable`` with the reason (study not configured, result
+not produced, demo-scale inputs, row missing).
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ from typing import Any
 
 import pandas as pd
 import yaml
+
+from .core.provenance import read_sidecar
+
+SYNTHETIC_STATUS = "not computable: synthetic input"
+STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS)
 
 REQUIRED = ("id", "paper", "place", "statement", "value", "result", "column")
 
@@ -74,6 +81,7 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
                 status, reason = "not computable", f"{c['result']} was not produced by this run"
             else:
                 df = cache.setdefault(c["result"], _read_table(p))
+                sidecar = read_sidecar(p)
                 sel = df
                 for k, v in (c.get("where") or {}).items():
                     if k not in sel.columns:
@@ -93,7 +101,10 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
                     except (TypeError, ValueError):
                         pass
                     row["reproduced_value"] = val
-                    if isinstance(val, float) and math.isnan(val):
+                    if sidecar.get("synthetic"):
+                        keys = ", ".join(sidecar.get("synthetic_inputs") or []) or "an input table"
+                        status, reason = SYNTHETIC_STATUS, f"computed from synthetic input(s): {keys}"
+                    elif isinstance(val, float) and math.isnan(val):
                         status, reason = "not computable", "the result is NaN with these inputs"
                     elif c.get("scale", "paper") == "paper" and scale != "paper":
                         status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"

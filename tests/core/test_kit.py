@@ -153,44 +153,19 @@ def test_sidecar_is_json_with_sorted_keys(tmp_path):
     assert list(json.loads(text)) == sorted(json.loads(text))
 
 
-class _FakeSnakemake:
-    """Fake of the object Snakemake hands a rule script (only the attributes Job reads)."""
-
-    def __init__(self, tmp_path, outputs):
-        from snakemake.iocontainers import InputFiles, Log, OutputFiles, Params, Wildcards
-
-        self.rule = "fake_rule"
-        self.input = InputFiles([])
-        self.output = OutputFiles([str(o) for o in outputs])
-        self.params = Params(fromdict={"seed": 7, "code": "c0de", "bootstrap": 50})
-        self.wildcards = Wildcards(fromdict={"model": "m"})
-        self.threads = 1
-        self.log = Log([str(tmp_path / "job.log")])
-
-
-@pytest.fixture
-def restore_streams():
-    """Job sends stdout, stderr and logging to the rule log: put them back after the test."""
-    import logging
-    import sys
-
-    saved = sys.stdout, sys.stderr, list(logging.root.handlers)
-    yield
-    sys.stdout, sys.stderr = saved[0], saved[1]
-    logging.root.handlers[:] = saved[2]
-
-
 def test_job_removes_stale_sidecars_at_start_and_records_its_params(tmp_path, restore_streams):
+    from conftest import FakeSnakemake
+
     from cultalign.core.job import Job
 
     out = tmp_path / "t.tsv"
     write_table(pd.DataFrame({"a": [1]}), out, job={"rule": "earlier"})
     assert sidecar_path(out).exists()
-    job = Job(_FakeSnakemake(tmp_path, [out]))
+    job = Job(FakeSnakemake(tmp_path, [out], params={"seed": 7, "code": "c0de", "bootstrap": 50}))
     assert not sidecar_path(out).exists()  # the earlier run's sidecar is gone before the job works
     rec = job.record()
     assert rec == {"rule": "fake_rule", "wildcards": {"model": "m"}, "params": {"bootstrap": 50, "seed": 7},
-                   "code": "c0de"}
+                   "code": "c0de", "synthetic_inputs": []}
     assert job.seed == 7 and job.writer == "fake_rule_model-m"
     job.write_table(pd.DataFrame({"a": [1]}), out)
     assert read_sidecar(out)["params"] == {"bootstrap": 50, "seed": 7}

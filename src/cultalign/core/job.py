@@ -8,7 +8,7 @@ every config value reaches it as a named param (``rules/common.smk``:
     df = compute(job.input.table, job.params.bootstrap)
     job.write_table(df, job.output.table, counts={"rows": len(df)})
 
-``job.record()`` (rule, wildcards, params, code hash) goes into every sidecar.
+``job.record()`` (rule, wildcards, params, code hash, synthetic inputs) goes into every sidecar.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .provenance import canonical, sidecar_path, write_sidecar
+from .provenance import canonical, sidecar_path, synthetic_inputs_of_files, write_sidecar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,7 +88,11 @@ class Job:
         # too, so a failed job never leaves the sidecar of an earlier run behind
         for out in self.output:
             sidecar_path(out).unlink(missing_ok=True)
-        # ... and when the script fails, Snakemake removes the tables it wrote: remove their sidecars
+        # synthetic inputs: those the job reads directly (param `synthetic_inputs`, rules/common.smk)
+        # and those its input tables were computed from (their sidecars)
+        direct = self.params.get("synthetic_inputs") or []
+        self.synthetic_inputs: list[str] = sorted(set(direct) | set(synthetic_inputs_of_files(self.input)))
+        # when the script fails, Snakemake removes the tables it wrote: remove their sidecars too
         self.sidecars_written: list[Path] = []
         self._discard_on_error()
 
@@ -119,9 +123,9 @@ class Job:
 
     def record(self) -> dict[str, Any]:
         """Rule, wildcards, the config values it received (params) and its code hash."""
-        params = {k: v for k, v in self.params.items() if k != "code"}
+        params = {k: v for k, v in self.params.items() if k not in ("code", "synthetic_inputs")}
         return {"rule": self.rule, "wildcards": dict(self.wildcards), "params": canonical(params),
-                "code": self.params.get("code")}
+                "code": self.params.get("code"), "synthetic_inputs": self.synthetic_inputs}
 
     def write_table(self, df: "pd.DataFrame", path: str | Path, **provenance: Any) -> Path:
         """Write a TSV table and its sidecar (see ``provenance.sidecar_record`` for the keywords)."""

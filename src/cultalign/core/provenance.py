@@ -4,7 +4,10 @@ A sidecar records what made its table: the rule, its wildcards, the config
 values the rule received (its narrow ``params``, hashed), the package code it
 ran (``code``), the seed, the model (id, weight revision, backend, chat-template
 hash) with its request counters (cache hits vs model calls), the prompt-template
-hashes, counts, and the package versions of the running environment.
+hashes, counts, the package versions of the running environment, and
+``synthetic`` / ``synthetic_inputs``: the config keys of the synthetic inputs
+the table was computed from, directly or through its input tables
+(``cultalign.inputs``; a table is synthetic when any of its inputs is).
 Write tables with :func:`cultalign.core.tables.write_table`, which writes both.
 
 A sidecar is written atomically right after its table and carries the table's
@@ -128,6 +131,10 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
         rec["counts"] = counts
     if extra:
         rec.update(extra)
+    # the synthetic mark: set by the job's inputs (Job.record), never unset by `extra`
+    keys = sorted(set((job or {}).get("synthetic_inputs") or []))
+    rec["synthetic_inputs"] = keys
+    rec["synthetic"] = bool(keys) or bool((extra or {}).get("synthetic"))
     rec["packages"] = package_versions()
     rec["table_sha256"] = content_hash(table)
     return rec
@@ -171,3 +178,18 @@ def read_sidecar(table: str | Path, verify: bool = True) -> dict[str, Any]:
                 f"{p} does not describe the table beside it: {table} {state}. The table was rewritten or the "
                 f"sidecar is left from another run; rerun the rule that writes {table} (or delete both files)")
     return rec
+
+
+UPSTREAM_SYNTHETIC = "(an input table marked synthetic)"
+
+
+def synthetic_inputs_of_files(paths) -> list[str]:
+    """Config keys of the synthetic inputs recorded in the sidecars of ``paths`` (files without a
+    sidecar add nothing; if sidecars say synthetic but name no key: [UPSTREAM_SYNTHETIC])."""
+    keys: set[str] = set()
+    unnamed = False
+    for p in paths:
+        rec = read_sidecar(p)
+        keys.update(rec.get("synthetic_inputs") or [])
+        unnamed |= bool(rec.get("synthetic")) and not rec.get("synthetic_inputs")
+    return sorted(keys) or ([UPSTREAM_SYNTHETIC] if unnamed else [])
