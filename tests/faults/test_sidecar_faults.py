@@ -107,3 +107,20 @@ def test_fault_sidecar_legacy_without_hash_is_read_unchecked(tmp_path):
     sidecar_path(t).write_text(json.dumps(rec))
     t.write_text("a\n2\n")
     assert read_sidecar(t)["rule"] == "r"
+
+
+def test_sidecar_of_a_folder_ignores_the_marker_snakemake_adds_and_sees_real_changes(tmp_path):
+    """A directory output (a FAISS index folder) gets `.snakemake_timestamp` from Snakemake after
+    its job wrote the sidecar; that marker is not content.  Seen in the rehearsal: every reader of
+    the personas index failed with StaleSidecarError before the marker was left out."""
+    from cultalign.core.provenance import write_sidecar
+
+    folder = tmp_path / "index"
+    folder.mkdir()
+    (folder / "index.faiss").write_bytes(b"vectors")
+    write_sidecar(folder, job={"rule": "personas_index"})
+    (folder / ".snakemake_timestamp").write_bytes(b"")
+    assert read_sidecar(folder)["rule"] == "personas_index"
+    (folder / "index.faiss").write_bytes(b"other vectors")
+    with pytest.raises(StaleSidecarError):
+        read_sidecar(folder)

@@ -91,9 +91,12 @@ class StaleSidecarError(ValueError):
     """A sidecar that does not describe the table beside it."""
 
 
+SNAKEMAKE_MARKERS = frozenset({".snakemake_timestamp"})
+
+
 def content_hash(path: str | Path) -> str | None:
-    """Full SHA-256 of a file, or of a folder (relative paths and contents of its files, sorted);
-    None when ``path`` does not exist."""
+    """Full SHA-256 of a file, or of a folder (relative paths and contents of its files, sorted,
+    without the marker files Snakemake adds); None when ``path`` does not exist."""
     p = Path(path)
     h = hashlib.sha256()
     if p.is_file():
@@ -102,7 +105,8 @@ def content_hash(path: str | Path) -> str | None:
                 h.update(block)
         return h.hexdigest()
     if p.is_dir():
-        for f in sorted(x for x in p.rglob("*") if x.is_file()):
+        # Snakemake touches .snakemake_timestamp into a directory output after its job
+        for f in sorted(x for x in p.rglob("*") if x.is_file() and x.name not in SNAKEMAKE_MARKERS):
             h.update(str(f.relative_to(p)).encode() + b"\0" + bytes.fromhex(content_hash(f)) + b"\0")
         return h.hexdigest()
     return None
