@@ -127,7 +127,8 @@ def model_norm_personal_gap(model_out: pd.DataFrame) -> pd.DataFrame:
     for (model, setting), g in d.groupby(["model", "persona_setting"]):
         pp = 1 - g.loc[g.question_type == "personal", "follow_culture"].mean()
         pn = 1 - g.loc[g.question_type == "norm", "follow_culture"].mean()
-        cell = ["scenario_id", "persona_country", "persona_age", "persona_gender"]
+        cell = [c for c in ("scenario_id", "receiver_age", "receiver_gender", "persona_country", "persona_age",
+                             "persona_gender") if c in g.columns]  # one cell per prompt shown
         g = g.assign(**{c: g[c].fillna("").astype(str) for c in cell})
         wide = g.pivot_table(index=cell, columns="question_type", values="follow_culture", aggfunc="first").dropna()
         cons = float((wide["personal"] == wide["norm"]).mean()) if {"personal", "norm"} <= set(wide.columns) else np.nan
