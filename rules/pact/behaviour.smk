@@ -91,6 +91,7 @@ rule pact_behaviour_analysis:
         models=conf("pact.models"),
         model_pairs=conf("pact.model_pairs"),
         bootstrap=conf("pact.behaviour.bootstrap"),
+        significance=conf("pact.behaviour.significance"),
         seed=conf("seed"),
     script:
         "../../scripts/pact/behaviour_analysis.py"
