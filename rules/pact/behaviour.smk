@@ -80,6 +80,11 @@ rule pact_behaviour_analysis:
             category="PACT",
         ),
         strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
+        per_model=report(
+            "results/pact/analysis/rates_per_model_tables.tsv",
+            caption="../../report/pact/rates_per_model_tables.rst",
+            category="PACT",
+        ),
     log:
         "logs/pact/behaviour_analysis.log",
     conda:

@@ -166,6 +166,7 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "region_pairs": region_pair_rates(d),
         "preference_bins": preference_bins(d, n_boot, seed),
         "strength_by_country": strength_by_country(d),
+        "per_model": per_model_tables(d, everything, n_boot, seed),
     }, decision_counts(d)
 
 
@@ -211,6 +212,50 @@ def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int) -> pd
         rows.append({**{k: v for k, v in zip(keys, r[:len(keys)])}, "n": int(r.n), "n_valid": int(r.n_valid),
                      "n_unknown": int(r.n - r.n_valid), "allow_rate": r.allow_rate, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=cols)
+
+
+# Appendix tables reported per model: (name, keys, reference level of the last key for delta_pp).
+# Tables 5, 7, 8 and 14 over the main models; the B.8 configuration rates also over the
+# comparison models (base and larger counterparts).
+PER_MODEL_TABLES = (("table5_system_prompt", ["system_prompt"], "no_balance", "main"),
+                    ("table7_demo_ablation", ["demo_ablation"], "no_demo", "main"),
+                    ("table8_configuration_demo_ablation", ["configuration", "demo_ablation"], "no_demo", "main"),
+                    ("table14_source", ["source"], None, "main"),
+                    ("b8_configuration", ["configuration"], None, "all"))
+PER_MODEL_COLUMNS = ["table", "model", "key", "level", "n", "n_valid", "n_unknown", "allow_rate", "ci_low",
+                     "ci_high", "reference", "delta_pp"]
+
+
+def per_model_tables(d: pd.DataFrame, everything: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Appendix tables 5 (balance vs no-balance), 7 (demographic ablations), 8 (ablation by
+    configuration), 14 (source split) and the B.8 configuration rates, per model, in one long
+    table: ``key`` names the columns, ``level`` their values joined by "|"; ``delta_pp`` is the
+    rate minus the rate of the ``reference`` level of the last key in the same model (and the
+    same configuration for table 8), in percentage points; for table 14 the reference is the
+    unweighted mean over the sources (the paper's mean column)."""
+    parts = []
+    for name, keys, ref, who in PER_MODEL_TABLES:
+        data = everything if who == "all" else d
+        if any(k not in data.columns for k in keys) or data.empty:
+            continue
+        t = rates_by_model(data, keys, n_boot, seed)
+        group = ["model", *keys[:-1]]
+        if ref is not None:
+            base = t[t[keys[-1]] == ref].set_index(group)["allow_rate"]
+            t["reference"] = ref
+        else:
+            base = t.groupby(group)["allow_rate"].mean() if name.startswith("table14") else None
+            t["reference"] = "mean_over_levels" if base is not None else ""
+        if base is not None:
+            idx = pd.MultiIndex.from_frame(t[group]) if len(group) > 1 else t[group[0]]
+            t["delta_pp"] = 100 * (t["allow_rate"].to_numpy() - base.reindex(idx).to_numpy())
+        else:
+            t["delta_pp"] = np.nan
+        t["level"] = t[keys].astype(str).agg("|".join, axis=1)
+        t["key"] = "|".join(keys)
+        t["table"] = name
+        parts.append(t[PER_MODEL_COLUMNS])
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=PER_MODEL_COLUMNS)
 
 
 PAIR_COLUMNS = ["comparison", "a", "b", "n_valid_a", "n_valid_b", "allow_rate_a", "allow_rate_b",
