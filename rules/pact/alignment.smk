@@ -67,7 +67,7 @@ rule pact_alignment:
 
 
 rule pact_regressions:
-    """Item fixed-effects logistic regressions in R (glm binomial, drop1 Chisq, BH q) for humans and models."""
+    """Logistic regressions in R (glmer binomial with a scenario random intercept, drop-one LR tests, BH q) for humans and models."""
     input:
         responses="results/pact/human/responses.tsv",
         surveys=pact_surveys,
@@ -92,5 +92,8 @@ rule pact_regressions:
     params:
         human_terms=conf("pact.regression.human_terms"),
         model_terms=conf("pact.regression.model_terms"),
+        random_effects=conf("pact.regression.random_effects"),
+        nested=conf("pact.regression.nested"),
+        no_persona_level=conf("pact.regression.no_persona_level"),
     script:
         "../../scripts/pact/regressions.py"

@@ -80,6 +80,11 @@ rule pact_behaviour_analysis:
             category="PACT",
         ),
         strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
+        per_model=report(
+            "results/pact/analysis/rates_per_model_tables.tsv",
+            caption="../../report/pact/rates_per_model_tables.rst",
+            category="PACT",
+        ),
     log:
         "logs/pact/behaviour_analysis.log",
     conda:
@@ -91,6 +96,7 @@ rule pact_behaviour_analysis:
         models=conf("pact.models"),
         model_pairs=conf("pact.model_pairs"),
         bootstrap=conf("pact.behaviour.bootstrap"),
+        significance=conf("pact.behaviour.significance"),
         seed=conf("seed"),
     script:
         "../../scripts/pact/behaviour_analysis.py"

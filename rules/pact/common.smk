@@ -96,6 +96,7 @@ PACT_TABLES = [
     "results/pact/analysis/region_pair_rates.tsv",
     "results/pact/analysis/preference_bins.tsv",
     "results/pact/analysis/preference_strength_by_country.tsv",
+    "results/pact/analysis/rates_per_model_tables.tsv",
     "results/pact/regression/human_drop1.tsv",
     "results/pact/regression/model_drop1.tsv",
     "results/pact/annotation/agreement.tsv",

@@ -59,6 +59,7 @@ rule pact_construct:
         rewrite=pact_sampling("pact.construct.rewrite"),
         judge=pact_sampling("pact.construct.judge"),
         judge_action=conf("pact.construct.judge_action"),
+        max_field_chars=conf("pact.construct.max_field_chars"),
         seed=conf("seed"),
     script:
         "../../scripts/pact/construct.py"

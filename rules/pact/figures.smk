@@ -36,6 +36,8 @@ rule pact_figures:
     resources:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
+    params:
+        figure7_setting=conf("pact.alignment.figure7_setting"),
     script:
         "../../scripts/pact/figures.py"
 

@@ -86,20 +86,37 @@ def alignment_metrics(model_out: pd.DataFrame, human: pd.DataFrame) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+SUMMARY_SETTINGS = ("no_persona", "persona", "mean_over_settings")
+SUMMARY_METRICS = ["majority_alignment", "rate_mae_item", "rate_gap_aggregate", "signed_culture_gap"]
+
+
 def alignment_summary(metrics: pd.DataFrame, main_format: str) -> pd.DataFrame:
-    """Figure 7 numbers: main prompt format, averaged over persona settings (A, B, C) and
-    over frames; uncertainty from persona-conditioned outputs (D)."""
+    """Figure 7 numbers, main prompt format, per model x frame (and "avg" over the frames) x
+    ``persona_setting``: ``no_persona`` (the authors' released figure-7 values and the no-persona
+    MAEs of section 5.3 are these), ``persona``, and ``mean_over_settings`` (the mean of the two,
+    what section 5.3's text says it averages).  ``uncertainty_corr`` is the setting's own value
+    (NaN when model agreement is constant, as for deterministic no-persona outputs); for
+    ``mean_over_settings`` it is the persona value, the only one panel D can show."""
     m = metrics[metrics.prompt_format == main_format]
     rows = []
     for model, g in m.groupby("model"):
-        per_frame = g.groupby("question_type")[["majority_alignment", "rate_mae_item", "rate_gap_aggregate",
-                                                "signed_culture_gap"]].mean()
-        unc = g[g.persona_setting == "persona"].groupby("question_type")["uncertainty_corr"].mean()
-        for frame in [*per_frame.index, "avg"]:
-            vals = per_frame.mean() if frame == "avg" else per_frame.loc[frame]
-            rows.append({"model": model, "frame": frame, **vals.to_dict(),
-                         "uncertainty_corr": unc.mean() if frame == "avg" else unc.get(frame, np.nan)})
-    return pd.DataFrame(rows)
+        per_setting = {s: gs.groupby("question_type")[SUMMARY_METRICS + ["uncertainty_corr"]].mean()
+                       for s, gs in g.groupby("persona_setting")}
+        present = [s for s in ("no_persona", "persona") if s in per_setting]
+        if not present:
+            continue
+        frames = sorted(set().union(*[per_setting[s].index for s in present]))
+        per_setting["mean_over_settings"] = pd.concat([per_setting[s] for s in present]).groupby(level=0).mean()
+        if "persona" in per_setting:
+            per_setting["mean_over_settings"]["uncertainty_corr"] = per_setting["persona"]["uncertainty_corr"]
+        for setting in SUMMARY_SETTINGS:
+            if setting not in per_setting:
+                continue
+            t = per_setting[setting].reindex(frames)
+            for frame in [*frames, "avg"]:
+                vals = t.mean() if frame == "avg" else t.loc[frame]
+                rows.append({"model": model, "frame": frame, "persona_setting": setting, **vals.to_dict()})
+    return pd.DataFrame(rows, columns=["model", "frame", "persona_setting", *SUMMARY_METRICS, "uncertainty_corr"])
 
 
 def position_audit(model_out: pd.DataFrame) -> pd.DataFrame:
@@ -127,7 +144,8 @@ def model_norm_personal_gap(model_out: pd.DataFrame) -> pd.DataFrame:
     for (model, setting), g in d.groupby(["model", "persona_setting"]):
         pp = 1 - g.loc[g.question_type == "personal", "follow_culture"].mean()
         pn = 1 - g.loc[g.question_type == "norm", "follow_culture"].mean()
-        cell = ["scenario_id", "persona_country", "persona_age", "persona_gender"]
+        cell = [c for c in ("scenario_id", "receiver_age", "receiver_gender", "persona_country", "persona_age",
+                             "persona_gender") if c in g.columns]  # one cell per prompt shown
         g = g.assign(**{c: g[c].fillna("").astype(str) for c in cell})
         wide = g.pivot_table(index=cell, columns="question_type", values="follow_culture", aggfunc="first").dropna()
         cons = float((wide["personal"] == wide["norm"]).mean()) if {"personal", "norm"} <= set(wide.columns) else np.nan

@@ -146,9 +146,10 @@ def decision_counts(d: pd.DataFrame) -> dict[str, int]:
 
 
 def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: list[dict], n_boot: int,
-                     seed: int) -> tuple[dict[str, pd.DataFrame], dict[str, int]]:
+                     seed: int, significance: dict | None = None) -> tuple[dict[str, pd.DataFrame], dict[str, int]]:
     """The section 4 / appendix B tables of a decision table and the decision counts of the main
-    models ``models`` (comparison-only models enter Figure 4 and the pair table only)."""
+    models ``models`` (comparison-only models enter Figure 4 and the pair table only); the B.9
+    statistics over the ``significance`` subset (``significance_subset``)."""
     if "preference_theme" not in everything.columns:  # decision tables gathered before the theme bins existed
         everything = add_preference_bins(everything)
     d = main_decisions(everything, models)
@@ -159,12 +160,13 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "by_model_kind": rates_by_model(everything, ["model_kind"], n_boot, seed),
         "model_pairs": model_pair_rates(everything, model_pairs, n_boot, seed),
         "by_model": rates_by_model(d, [], n_boot, seed),
-        "chi_square": chi_square_table(d, FACTORS),
-        "demographics": demographic_effects(d),
+        "chi_square": chi_square_table(d, FACTORS, significance),
+        "demographics": demographic_effects(d, significance),
         "regions": region_deltas(d),
         "region_pairs": region_pair_rates(d),
         "preference_bins": preference_bins(d, n_boot, seed),
         "strength_by_country": strength_by_country(d),
+        "per_model": per_model_tables(d, everything, n_boot, seed),
     }, decision_counts(d)
 
 
@@ -212,6 +214,50 @@ def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int) -> pd
     return pd.DataFrame(rows, columns=cols)
 
 
+# Appendix tables reported per model: (name, keys, reference level of the last key for delta_pp).
+# Tables 5, 7, 8 and 14 over the main models; the B.8 configuration rates also over the
+# comparison models (base and larger counterparts).
+PER_MODEL_TABLES = (("table5_system_prompt", ["system_prompt"], "no_balance", "main"),
+                    ("table7_demo_ablation", ["demo_ablation"], "no_demo", "main"),
+                    ("table8_configuration_demo_ablation", ["configuration", "demo_ablation"], "no_demo", "main"),
+                    ("table14_source", ["source"], None, "main"),
+                    ("b8_configuration", ["configuration"], None, "all"))
+PER_MODEL_COLUMNS = ["table", "model", "key", "level", "n", "n_valid", "n_unknown", "allow_rate", "ci_low",
+                     "ci_high", "reference", "delta_pp"]
+
+
+def per_model_tables(d: pd.DataFrame, everything: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
+    """Appendix tables 5 (balance vs no-balance), 7 (demographic ablations), 8 (ablation by
+    configuration), 14 (source split) and the B.8 configuration rates, per model, in one long
+    table: ``key`` names the columns, ``level`` their values joined by "|"; ``delta_pp`` is the
+    rate minus the rate of the ``reference`` level of the last key in the same model (and the
+    same configuration for table 8), in percentage points; for table 14 the reference is the
+    unweighted mean over the sources (the paper's mean column)."""
+    parts = []
+    for name, keys, ref, who in PER_MODEL_TABLES:
+        data = everything if who == "all" else d
+        if any(k not in data.columns for k in keys) or data.empty:
+            continue
+        t = rates_by_model(data, keys, n_boot, seed)
+        group = ["model", *keys[:-1]]
+        if ref is not None:
+            base = t[t[keys[-1]] == ref].set_index(group)["allow_rate"]
+            t["reference"] = ref
+        else:
+            base = t.groupby(group)["allow_rate"].mean() if name.startswith("table14") else None
+            t["reference"] = "mean_over_levels" if base is not None else ""
+        if base is not None:
+            idx = pd.MultiIndex.from_frame(t[group]) if len(group) > 1 else t[group[0]]
+            t["delta_pp"] = 100 * (t["allow_rate"].to_numpy() - base.reindex(idx).to_numpy())
+        else:
+            t["delta_pp"] = np.nan
+        t["level"] = t[keys].astype(str).agg("|".join, axis=1)
+        t["key"] = "|".join(keys)
+        t["table"] = name
+        parts.append(t[PER_MODEL_COLUMNS])
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=PER_MODEL_COLUMNS)
+
+
 PAIR_COLUMNS = ["comparison", "a", "b", "n_valid_a", "n_valid_b", "allow_rate_a", "allow_rate_b",
                 "diff_b_minus_a", "ci_low", "ci_high"]
 
@@ -242,28 +288,67 @@ def model_pair_rates(d: pd.DataFrame, pairs: list[dict], n_boot: int, seed: int)
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)
 
 
-def chi_square_table(d: pd.DataFrame, factors) -> pd.DataFrame:
+SIGNIFICANCE_COLUMNS = {"sources": "source", "model_kinds": "model_kind", "system_prompts": "system_prompt"}
+AGE_FACTORS = ("actor_age", "receiver_age", "age_pair")
+GENDER_FACTORS = ("actor_gender", "receiver_gender", "gender_pair")
+
+
+def significance_subset(d: pd.DataFrame, significance: dict | None) -> tuple[pd.DataFrame, str]:
+    """The decisions of the appendix B.9 statistics (paper: CultureAtlas, instruction-tuned models,
+    balance prompt; ``pact.behaviour.significance``; an empty list keeps all) and a description
+    of the subset for the tables' ``subset`` column."""
+    sig = significance or {}
+    parts = []
+    for key, col in SIGNIFICANCE_COLUMNS.items():
+        keep = list(sig.get(key) or [])
+        if keep:
+            if col not in d.columns:
+                raise KeyError(f"decision table has no {col!r} column for pact.behaviour.significance.{key}")
+            d = d[d[col].isin(keep)]
+            parts.append(f"{col} in {{{', '.join(keep)}}}")
+    return d, "; ".join(parts) or "all decisions"
+
+
+def _shown(d: pd.DataFrame, ablations) -> pd.DataFrame:
+    keep = list(ablations or [])
+    return d[d["demo_ablation"].isin(keep)] if keep and "demo_ablation" in d.columns else d
+
+
+def chi_square_table(d: pd.DataFrame, factors, significance: dict | None = None) -> pd.DataFrame:
+    """Chi-square test and Cramer's V of each factor against the decision (valid decisions of the
+    B.9 subset); age / gender factors over the ablations whose prompts show age / gender."""
     from ..stats.association import chi_square_cramer
 
-    valid = d[d["decision"] != UNKNOWN]
-    rows = [chi_square_cramer(valid, f, "decision") for f in factors if f in valid.columns]
+    sig = significance or {}
+    valid, subset = significance_subset(d[d["decision"] != UNKNOWN], sig)
+    rows = []
+    for f in factors:
+        if f not in valid.columns:
+            continue
+        g = (_shown(valid, sig.get("age_ablations")) if f in AGE_FACTORS
+             else _shown(valid, sig.get("gender_ablations")) if f in GENDER_FACTORS else valid)
+        rows.append({**chi_square_cramer(g, f, "decision"), "subset": subset})
     return pd.DataFrame(rows)
 
 
-def demographic_effects(d: pd.DataFrame) -> pd.DataFrame:
+def demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd.DataFrame:
     """Percentage-point contrasts per model: younger - older, female - male (actor and receiver),
-    younger->younger - older->older, female->female - male->male (appendix B.9)."""
+    younger->younger - older->older, female->female - male->male (appendix B.9), over the B.9
+    subset; age contrasts only over prompts that show age, gender contrasts over prompts that
+    show gender (``age_ablations`` / ``gender_ablations``)."""
     contrasts = [("actor_age", "younger", "older"), ("receiver_age", "younger", "older"),
                  ("actor_gender", "female", "male"), ("receiver_gender", "female", "male"),
                  ("age_pair", "younger->younger", "older->older"), ("gender_pair", "female->female", "male->male")]
+    sig = significance or {}
     rows = []
-    valid = d[d["decision"] != UNKNOWN]
-    for model, g in [("all", valid), *valid.groupby("model")]:
+    valid, subset = significance_subset(d[d["decision"] != UNKNOWN], sig)
+    for model, g0 in [("all", valid), *valid.groupby("model")]:
         for f, a, b in contrasts:
-            ra = g.loc[g[f] == a, "allow"].mean()
-            rb = g.loc[g[f] == b, "allow"].mean()
+            g = _shown(g0, sig.get("age_ablations") if f in AGE_FACTORS else sig.get("gender_ablations"))
+            ga, gb = g.loc[g[f] == a, "allow"], g.loc[g[f] == b, "allow"]
+            ra, rb = ga.mean(), gb.mean()
             rows.append({"model": model, "factor": f, "contrast": f"{a} - {b}", "rate_a": ra, "rate_b": rb,
-                         "delta_pp": 100 * (ra - rb)})
+                         "delta_pp": 100 * (ra - rb), "n_a": len(ga), "n_b": len(gb), "subset": subset})
     return pd.DataFrame(rows)
 
 

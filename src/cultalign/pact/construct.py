@@ -20,15 +20,20 @@ FILTER_SCHEMA = {
     "additionalProperties": False,
 }
 PREFERENCE_TYPES = ["convenience", "habit", "value_style"]
-MAX_FIELD = 120  # characters per generated field (bounds degenerate outputs of small models)
+# Generated text fields of stage 1.  Their length is not part of the schema (a maxLength there
+# makes a schema-constrained backend cut a long field short, or a validating one drop the item
+# unseen); ``max_new_tokens`` bounds degenerate outputs, and fields longer than
+# ``pact.construct.max_field_chars`` are counted and reported (``fields_over_cap``,
+# removal reason ``rule:field_over_cap``).
+TEXT_FIELDS = ("cultural_expectation", "personal_preference", "culture_option", "preference_option")
 PREFERENCE_SCHEMA = {
     "type": "object",
     "properties": {
-        "cultural_expectation": {"type": "string", "minLength": 3, "maxLength": MAX_FIELD},
-        "personal_preference": {"type": "string", "minLength": 3, "maxLength": MAX_FIELD},
+        "cultural_expectation": {"type": "string", "minLength": 3},
+        "personal_preference": {"type": "string", "minLength": 3},
         "preference_type": {"type": "string", "enum": PREFERENCE_TYPES},
-        "culture_option": {"type": "string", "minLength": 2, "maxLength": MAX_FIELD},
-        "preference_option": {"type": "string", "minLength": 2, "maxLength": MAX_FIELD},
+        "culture_option": {"type": "string", "minLength": 2},
+        "preference_option": {"type": "string", "minLength": 2},
     },
     "required": ["cultural_expectation", "personal_preference", "preference_type", "culture_option",
                  "preference_option"],
@@ -91,8 +96,10 @@ def situation_of(row) -> str:
 
 
 def generate_preferences(df: pd.DataFrame, client, sampling: SamplingParams,
-                         max_attempts: int | None = None) -> pd.DataFrame:
-    """Stage 1: cultural expectation, contrasting preference (typed), two parallel options."""
+                         max_attempts: int | None = None, max_field_chars: int | None = None) -> pd.DataFrame:
+    """Stage 1: cultural expectation, contrasting preference (typed), two parallel options.
+    ``fields_over_cap`` names the text fields longer than ``max_field_chars`` (None: no cap);
+    ``longest_field_chars`` is the length of the longest one."""
     rows = []
     prompts = []
     for r in df.to_dict("records"):
@@ -118,6 +125,10 @@ def generate_preferences(df: pd.DataFrame, client, sampling: SamplingParams,
             "preference_option": v.get("preference_option", ""),
             "valid": pr.valid, "attempts": pr.n_attempts, "raw_output": pr.raw,
         })
+        lengths = {f: len(str(rows[-1][f])) for f in TEXT_FIELDS}
+        rows[-1]["longest_field_chars"] = max(lengths.values())
+        rows[-1]["fields_over_cap"] = "+".join(
+            f for f, n in lengths.items() if max_field_chars is not None and n > int(max_field_chars))
     return pd.DataFrame(rows)
 
 
@@ -174,6 +185,8 @@ def judge_items(df: pd.DataFrame, client, sampling: SamplingParams, max_attempts
             reasons.append("judge_invalid_output")
         elif _same(r.culture_option, r.preference_option) or _same(r.cultural_expectation, r.personal_preference):
             reasons.append("rule:options_not_distinct")
+        elif str(getattr(r, "fields_over_cap", "") or ""):
+            reasons.append("rule:field_over_cap")
         else:
             failed = [k for k in ("scenario_clear", "preference_plausible", "distinct") if not getattr(r, k)]
             reasons.append("flagged:" + "+".join(failed) if failed else "")
@@ -195,6 +208,10 @@ def validation_counts(judged: pd.DataFrame) -> pd.DataFrame:
                  {"source": src, "quantity": "removed", "value": int((~g["passed"]).sum())}]
         for reason, n in g.loc[~g["passed"], "removal_reason"].value_counts().items():
             rows.append({"source": src, "quantity": f"removed_{reason}", "value": int(n)})
+        if "fields_over_cap" in g.columns:  # every item with a field over the cap, removed or kept
+            over = g["fields_over_cap"].fillna("").astype(str) != ""
+            rows += [{"source": src, "quantity": "fields_over_cap", "value": int(over.sum())},
+                     {"source": src, "quantity": "longest_field_chars", "value": int(g["longest_field_chars"].max())}]
     return pd.DataFrame(rows)
 
 
@@ -207,12 +224,14 @@ def usable_rows(df: pd.DataFrame, max_scenarios: int | None) -> pd.DataFrame:
 
 
 def construct_source(df: pd.DataFrame, client, source: str, preference: SamplingParams, rewrite: SamplingParams,
-                     judge: SamplingParams, judge_action: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     judge: SamplingParams, judge_action: str,
+                     max_field_chars: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Preference generation, rewrite and judge of one source's rows: the judged items (``kept``:
     passed, or with ``judge_action`` keep_flagged every item with a valid preference and rewrite)
-    and the validation counts."""
-    judged = judge_items(rewrite_scenarios(generate_preferences(df, client, preference), client, rewrite),
-                         client, judge)
+    and the validation counts (with ``fields_over_cap``: items with a text field longer than
+    ``max_field_chars``)."""
+    prefs = generate_preferences(df, client, preference, max_field_chars=max_field_chars)
+    judged = judge_items(rewrite_scenarios(prefs, client, rewrite), client, judge)
     judged["kept"] = judged["passed"]
     if judge_action == "keep_flagged":
         judged["kept"] = judged["valid"] & judged["rewrite_valid"]

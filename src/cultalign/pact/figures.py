@@ -21,16 +21,16 @@ def _read(path: str) -> pd.DataFrame:
 
 def main_figures(by_model_config: str, by_model_kind: str, model_pairs: str, demographics: str, regions: str,
                  gaps: str, agreement: str, alignment: str, fig3: str, fig4: str, fig5: str, fig6: str,
-                 fig7: str) -> None:
+                 fig7: str, figure7_setting: str = "no_persona") -> None:
     """Figures 3-7 from the result tables (paths); the human-study panels say when the human
-    data are synthetic."""
+    data are synthetic; Figure 7 A-C show the ``figure7_setting`` rows of the alignment summary."""
     figure3(_read(by_model_config), fig3)
     figure4(_read(by_model_kind), fig4, _read(model_pairs))
     figure5(_read(demographics), _read(regions), fig5)
     gap_table = _read(gaps)
     synthetic = (gap_table["data"] == "synthetic").all()
     figure6(gap_table, _read(agreement), fig6, synthetic)
-    figure7(_read(alignment), fig7, synthetic)
+    figure7(_read(alignment), fig7, synthetic, figure7_setting)
 
 
 def appendix_figures(persona: str, persona_country: str, region_pairs: str, fig15: str, fig16: str,
@@ -130,8 +130,15 @@ def figure6(gaps: pd.DataFrame, agree: pd.DataFrame, out: str, synthetic: bool) 
     plt.close(fig)
 
 
-def figure7(summary: pd.DataFrame, out: str, synthetic: bool) -> None:
-    s = summary[summary.frame == "avg"].set_index("model")
+def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no_persona") -> None:
+    """Panels A-C from the ``setting`` rows (persona_setting) of the alignment summary, panel D
+    (uncertainty) from the persona-conditioned rows."""
+    avg = summary[summary.frame == "avg"]
+    if setting not in set(avg["persona_setting"]):
+        raise ValueError(f"alignment summary has no persona_setting {setting!r} rows "
+                         f"(pact.alignment.figure7_setting); found {sorted(set(avg['persona_setting']))}")
+    s = avg[avg.persona_setting == setting].set_index("model")
+    unc = avg[avg.persona_setting == "persona"].set_index("model")["uncertainty_corr"].reindex(s.index)
     fig, axes = plt.subplots(1, 4, figsize=(13, 3.5))
     _bars(axes[0], s.index.tolist(), s["majority_alignment"].tolist(), title="A: majority alignment")
     x = np.arange(len(s))
@@ -142,11 +149,12 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool) -> None:
     axes[1].set_title("B: rate alignment", fontsize=9)
     _bars(axes[2], s.index.tolist(), s["signed_culture_gap"].tolist(),
           title="C: signed culture gap (+ = over-selects culture)")
-    _bars(axes[3], s.index.tolist(), s["uncertainty_corr"].fillna(0).tolist(), title="D: uncertainty correlation")
-    for k, v in enumerate(s["uncertainty_corr"]):
+    _bars(axes[3], s.index.tolist(), unc.fillna(0).tolist(), title="D: uncertainty correlation (persona)")
+    for k, v in enumerate(unc):
         if pd.isna(v):
             axes[3].text(k, 0, "n/a (constant\nagreement)", ha="center", va="bottom", fontsize=7)
-    fig.suptitle("Figure 7: human-model alignment" + (f" ({SYN})" if synthetic else ""), fontsize=9)
+    fig.suptitle(f"Figure 7: human-model alignment (A-C: {setting.replace('_', ' ')})"
+                 + (f" ({SYN})" if synthetic else ""), fontsize=9)
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)

@@ -20,11 +20,57 @@ QUESTIONS = {
 PROMPT_FORMATS = ("compact_json", "survey_form", "natural_paragraph", "delimited_metadata", "minimal_direct")
 
 
+PROFILE = ["participant_country", "participant_age", "participant_gender"]
+RECEIVER = ["receiver_age", "receiver_gender"]
+
+
+def respondent_views(resp: pd.DataFrame) -> pd.DataFrame:
+    """The distinct (participant profile, receiver shown) pairs among one item's respondents, with
+    the number of participants behind each (``n_participants``)."""
+    who = "participant" if "participant" in resp.columns else None
+    cols = PROFILE + RECEIVER
+    per = resp.drop_duplicates(subset=[who, *cols] if who else cols)
+    return (per.groupby(cols, dropna=False).size().rename("n_participants").reset_index()
+            .sort_values(cols, kind="stable").reset_index(drop=True))
+
+
+def sample_views(views: pd.DataFrame, k: int | None, seed: int, item: str) -> pd.DataFrame:
+    """All views (``k`` None, the paper: one persona per respondent profile of the item), or a
+    seeded sample of ``k`` stratified by participant country (each country's share of the item's
+    profiles, at least one per country while ``k`` allows; remainders to the largest fractions)."""
+    if k is None or len(views) <= int(k):
+        return views
+    k = int(k)
+    rng = np.random.default_rng(derive_seed(seed, "pact", "survey_personas", item))
+    sizes = views.groupby("participant_country").size()
+    quota = sizes / sizes.sum() * k
+    take = np.minimum(np.floor(quota).astype(int), sizes)
+    if k >= len(sizes):
+        take = np.maximum(take, 1)
+    while take.sum() > k:  # the minimum of one per country can overshoot: trim the largest
+        take[take.idxmax()] -= 1
+    for c in (quota - np.floor(quota)).sort_values(ascending=False, kind="stable").index:
+        if take.sum() >= k:
+            break
+        if take[c] < sizes[c]:
+            take[c] += 1
+    parts = [g.iloc[np.sort(rng.choice(len(g), size=int(take[c]), replace=False))]
+             for c, g in views.groupby("participant_country") if take[c] > 0]
+    return pd.concat(parts).sort_values(PROFILE + RECEIVER, kind="stable").reset_index(drop=True)
+
+
 def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, prompt_formats: list[str],
-                    max_personas_per_item: int, position_audit_items: int, seed: int) -> pd.DataFrame:
-    """One row per model prompt: item x question x persona setting x prompt format (x option order
-    for the first ``position_audit_items`` items, the position audit).  ``prompt_formats[0]`` is the
-    main format; the option order of an item is drawn from the seed."""
+                    max_personas_per_item: int | None, position_audit_items: int, seed: int) -> pd.DataFrame:
+    """One row per model prompt: item x receiver shown x question x persona setting x prompt format
+    (x option order for the first ``position_audit_items`` items, the position audit).
+
+    Each prompt shows the receiver the humans saw: the no-persona setting asks the item once per
+    distinct receiver among its respondents; the persona setting once per respondent profile
+    (participant country, age, gender) with the receiver that profile saw (``respondent_views``),
+    all of them when ``max_personas_per_item`` is None, else a seeded sample stratified by
+    participant country (``sample_views``).  ``n_participants`` counts the respondents behind a
+    persona prompt.  ``prompt_formats[0]`` is the main format; the option order of an item is
+    drawn from the seed."""
     sc = scenarios.set_index("scenario_id")
     rows = []
     items = human[["scenario_id", "scenario_country"]].drop_duplicates().sort_values("scenario_id")
@@ -32,15 +78,15 @@ def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, prompt_formats
     for n_item, it in enumerate(items.itertuples()):
         s = sc.loc[it.scenario_id]
         resp = human[human.scenario_id == it.scenario_id]
-        rec = resp[["receiver_age", "receiver_gender"]].mode().iloc[0]
-        personas = (resp[["participant_country", "participant_age", "participant_gender"]].drop_duplicates()
-                    .sort_values(["participant_country", "participant_age", "participant_gender"])
-                    .head(int(max_personas_per_item)))
-        settings = [("no_persona", None)] + [("persona", p) for p in personas.itertuples(index=False)]
+        views = respondent_views(resp)
+        personas = sample_views(views, max_personas_per_item, seed, it.scenario_id)
+        receivers = views.groupby(RECEIVER, dropna=False)["n_participants"].sum().reset_index()
+        settings = ([("no_persona", None, r) for r in receivers.itertuples(index=False)]
+                    + [("persona", p, p) for p in personas.itertuples(index=False)])
         base_order = bool(derive_seed(seed, "pact", "survey_order", it.scenario_id) & 1)
         orders = [base_order, not base_order] if n_item < audit_n else [base_order]
         for fmt in prompt_formats:
-            for setting, p in settings:
+            for setting, p, rec in settings:
                 for q in QUESTIONS:
                     for order in orders:
                         if order != base_order and (fmt != prompt_formats[0] or setting != "no_persona"):
@@ -49,11 +95,12 @@ def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, prompt_formats
                             "scenario_id": it.scenario_id, "scenario_country": it.scenario_country,
                             "scenario": s["scenario"], "culture_option": s["culture_option"],
                             "preference_option": s["preference_option"],
-                            "receiver_age": rec["receiver_age"], "receiver_gender": rec["receiver_gender"],
+                            "receiver_age": rec.receiver_age, "receiver_gender": rec.receiver_gender,
                             "question_type": q, "persona_setting": setting,
                             "persona_country": p.participant_country if p is not None else "",
                             "persona_age": p.participant_age if p is not None else "",
                             "persona_gender": p.participant_gender if p is not None else "",
+                            "n_participants": int(rec.n_participants),
                             "prompt_format": fmt, "culture_is_A": order, "position_audit": order != base_order,
                         })
     out = pd.DataFrame(rows)

@@ -2,10 +2,16 @@
 deviance tests (``drop1(test = "Chisq")``) and Benjamini-Hochberg q-values
 (``p.adjust(method = "BH")``).
 
-``fit_drop1(data, outcome, terms)`` fits ``outcome ~ term1 + term2 + ...``
-(interaction terms as ``a:b``) and returns one row per term: degrees of
+``fit_drop1(data, outcome, terms, random=..., nested=...)`` fits
+``outcome ~ term1 + term2 + ...`` (interaction terms as ``a:b``; with
+``random``, a mixed model ``glmer(... + (1 | g))`` from lme4 with a random
+intercept per grouping factor ``g``) and returns one row per term: degrees of
 freedom, deviance increase when the term is dropped, AIC, chi-square p-value
-and BH q-value.  ``fit_coefficients`` returns the coefficient table, which a
+and BH q-value.  Dropping a term also drops the interactions that contain it
+(marginality) and the terms listed under it in ``nested`` (e.g. the persona
+attributes, which exist only in the persona setting); the row's df counts
+every parameter removed and ``dropped`` names the terms.  Deviance is
+-2 log-likelihood, the same for glm and glmer.  ``fit_coefficients`` returns the coefficient table, which a
 test compares with statsmodels on the same data.
 """
 
@@ -14,11 +20,19 @@ from __future__ import annotations
 import pandas as pd
 
 
+_LOADED = []
+
+
 def _r():
     import rpy2.robjects as ro
     from rpy2.robjects import pandas2ri
     from rpy2.robjects.conversion import localconverter
 
+    if not _LOADED:
+        # load R's LAPACK module and lme4 while the library path rpy2 set on import still holds
+        # (a later caller may have restored the environment, and R loads both lazily)
+        ro.r("invisible(chol2inv(matrix(1))); suppressPackageStartupMessages(library(lme4))")
+        _LOADED.append(True)
     return ro, pandas2ri, localconverter
 
 
@@ -31,11 +45,16 @@ def _prepare(data: pd.DataFrame, outcome: str, terms: list[str]) -> pd.DataFrame
     df[outcome] = df[outcome].astype(int)
     for c in cols:
         if c != outcome and not pd.api.types.is_numeric_dtype(df[c]):
-            df[c] = df[c].astype(str)
+            df[c] = [str(v) for v in df[c]]  # plain str: numpy.str_ values confuse rpy2's conversion
     return df
 
 
-def _fit(df: pd.DataFrame, outcome: str, terms: list[str]):
+def _formula(outcome: str, terms: list[str], random: list[str]) -> str:
+    rhs = list(terms) + [f"(1 | {g})" for g in random]
+    return f"{outcome} ~ " + (" + ".join(rhs) if rhs else "1")
+
+
+def _send(df: pd.DataFrame, outcome: str):
     ro, pandas2ri, localconverter = _r()
     with localconverter(ro.default_converter + pandas2ri.converter):
         rdf = ro.conversion.py2rpy(df)
@@ -43,29 +62,64 @@ def _fit(df: pd.DataFrame, outcome: str, terms: list[str]):
     for c in df.columns:
         if c != outcome and not pd.api.types.is_numeric_dtype(df[c]):
             ro.r(f"cultalign_df${c} <- factor(cultalign_df${c})")
-    formula = f"{outcome} ~ " + " + ".join(terms)
-    ro.r(f"cultalign_fit <- glm({formula}, family = binomial(), data = cultalign_df)")
     return ro, pandas2ri, localconverter
 
 
-def fit_drop1(data: pd.DataFrame, outcome: str, terms: list[str]) -> pd.DataFrame:
-    """Drop-one deviance table of an R binomial glm, with BH q-values over the terms."""
-    df = _prepare(data, outcome, terms)
-    ro, pandas2ri, localconverter = _fit(df, outcome, terms)
-    ro.r(
-        "cultalign_d1 <- drop1(cultalign_fit, test = 'Chisq');"
-        "cultalign_d1 <- cultalign_d1[-1, , drop = FALSE];"
-        "cultalign_d1$q_value <- p.adjust(cultalign_d1[['Pr(>Chi)']], method = 'BH');"
-        "cultalign_d1$term <- rownames(cultalign_d1)"
-    )
-    with localconverter(ro.default_converter + pandas2ri.converter):
-        out = ro.conversion.rpy2py(ro.r("cultalign_d1"))
-    out = out.rename(columns={"Df": "df", "Deviance": "deviance", "AIC": "aic", "LRT": "deviance_increase",
-                              "Pr(>Chi)": "p_value"})
-    out = out[["term", "df", "deviance_increase", "deviance", "aic", "p_value", "q_value"]].reset_index(drop=True)
+def _fit_r(ro, outcome: str, terms: list[str], random: list[str], name: str) -> tuple[float, int, float]:
+    """Fit one model in R as ``name``; return (-2 logLik, number of parameters, AIC)."""
+    formula = _formula(outcome, terms, random)
+    if random:
+        ro.r(f"{name} <- glmer({formula}, family = binomial(), data = cultalign_df, "
+             "control = glmerControl(optimizer = 'bobyqa', calc.derivs = FALSE))")
+    else:
+        ro.r(f"{name} <- glm({formula}, family = binomial(), data = cultalign_df)")
+    ll = ro.r(f"logLik({name})")
+    return -2.0 * float(ll[0]), int(ro.r(f"attr(logLik({name}), 'df')")[0]), float(ro.r(f"AIC({name})")[0])
+
+
+def _fit(df: pd.DataFrame, outcome: str, terms: list[str], random: list[str] | None = None):
+    ro, pandas2ri, localconverter = _send(df, outcome)
+    _fit_r(ro, outcome, terms, list(random or []), "cultalign_fit")
+    return ro, pandas2ri, localconverter
+
+
+def dropped_with(term: str, terms: list[str], nested: dict[str, list[str]] | None = None) -> list[str]:
+    """The terms removed when ``term`` is dropped: itself, the terms nested under it, and every
+    interaction containing any of their variables (in the order of ``terms``)."""
+    base = [term] + [t for t in (nested or {}).get(term, []) if t in terms]
+    variables = {v for t in base for v in t.split(":")}
+    return [t for t in terms if t in base or (":" in t and variables & set(t.split(":")))]
+
+
+def fit_drop1(data: pd.DataFrame, outcome: str, terms: list[str], random: list[str] | None = None,
+              nested: dict[str, list[str]] | None = None) -> pd.DataFrame:
+    """Drop-one deviance table of an R binomial glm (or lme4 glmer with random intercepts for
+    ``random``), likelihood-ratio chi-square p-values, BH q-values over the terms."""
+    random = list(random or [])
+    df = _prepare(data, outcome, list(terms) + random)
+    ro, pandas2ri, localconverter = _send(df, outcome)
+    full_dev, full_k, _ = _fit_r(ro, outcome, terms, random, "cultalign_fit")
+    rows = []
+    for t in terms:
+        gone = dropped_with(t, terms, nested)
+        dev, k, aic = _fit_r(ro, outcome, [x for x in terms if x not in gone], random, "cultalign_red")
+        d_df = full_k - k
+        lrt = max(dev - full_dev, 0.0)
+        p = float(ro.r["pchisq"](lrt, d_df, **{"lower.tail": False})[0]) if d_df > 0 else float("nan")
+        rows.append({"term": t, "df": d_df, "deviance_increase": lrt, "deviance": dev, "aic": aic, "p_value": p,
+                     "dropped": "+".join(gone)})
+    out = pd.DataFrame(rows)
+    ok = out["p_value"].notna()
+    out["q_value"] = float("nan")
+    if ok.any():
+        q = ro.r["p.adjust"](ro.FloatVector(out.loc[ok, "p_value"].tolist()), method="BH")
+        out.loc[ok, "q_value"] = list(q)
+    out = out[["term", "df", "deviance_increase", "deviance", "aic", "p_value", "q_value", "dropped"]]
     out["n"] = len(df)
-    out["null_deviance"] = float(ro.r("cultalign_fit$null.deviance")[0])
-    out["residual_deviance"] = float(ro.r("deviance(cultalign_fit)")[0])
+    out["random_effects"] = "+".join(random)
+    null_dev, _, _ = _fit_r(ro, outcome, [], [], "cultalign_null")
+    out["null_deviance"] = null_dev
+    out["residual_deviance"] = full_dev
     return out
 
 
