@@ -50,16 +50,20 @@ def human_n(human_path, country: str, max_samples: int | None) -> int:
 
 
 def persona(norms_source, country_name: str, priming: str, priming_norms: str, n_norms: int, seed: int,
-            country: str) -> Priming | None:
+            country: str, release_code: str = "") -> Priming | None:
     """The persona priming of a condition (None: unprimed): ``n_norms`` norms drawn per item from the
     country's norms; ``priming_norms``: ``generated`` (the norms table at ``norms_source``) or
-    ``release`` (the release folder at ``norms_source``: the norms its scenarios were built from)."""
+    ``release`` (the release folder at ``norms_source``: the norms its scenarios of file code
+    ``release_code`` were built from)."""
     if priming == "unprimed":
         return None
     if priming_norms == "release":
-        from .release import release_norms
+        from .release import scenario_norms
 
-        norms = release_norms(norms_source, country_name)
+        if not release_code:
+            raise ValueError(f"priming_norms 'release' needs the country's release_code (config key "
+                             f"personas.countries.{country}.release_code)")
+        norms = scenario_norms(norms_source, release_code)
     else:
         t = read_tsv(norms_source)
         norms = list(t[t["valid"].astype(bool) & (t["norm"] != "")]["norm"])
@@ -84,7 +88,7 @@ def _tables_of(item_tables: list[str], jobs) -> dict[str, str]:
 
 def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norms, human, country: str,
             country_name: str, model: str, priming_norms: str, score: str, normalise: str,
-            max_samples: int | None, seed: int, n_norms: int = 2) -> list[EvalOutput]:
+            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "") -> list[EvalOutput]:
     """MCS for every (instrument, priming) of ``jobs``; ``item_tables`` in the order the instruments
     first appear in ``jobs``; ``norms``: the persona norms (table or release, per ``priming_norms``);
     ``human``: the human trait scores."""
@@ -92,7 +96,7 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
     out = []
     for instrument, priming in jobs:
         items = read_items(tables[instrument])
-        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country)
+        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country, release_code)
         res = run_mcs(client, items, priming_of, score, seed, country, normalise)
         primed = priming_extra(priming_of, items, res)
         res.insert(0, "country", country)
@@ -112,7 +116,7 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
 
 def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norms, human, country: str,
             country_name: str, model: str, priming_norms: str, sampling: dict, embedding_model: str,
-            max_samples: int | None, seed: int, n_norms: int = 2) -> list[EvalOutput]:
+            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "") -> list[EvalOutput]:
     """OEG for every (instrument, priming) of ``jobs``: all generations in one batched call, then per
     cell the embedding mapping (``embedding_model``) and sampling.  ``sampling``: config personas.oeg."""
     from cultalign.retrieval import embeddings_for
@@ -123,7 +127,7 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
     prepared = []
     for instrument, priming in jobs:
         items = read_items(tables[instrument])
-        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country)
+        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country, release_code)
         reqs = oeg_requests(items, priming_of, seed, country, sampling)
         prepared.append((instrument, priming, items, priming_of, reqs))
     parsed = generate_oeg(client, [p[-1] for p in prepared])

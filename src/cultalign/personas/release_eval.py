@@ -29,7 +29,7 @@ from .evaluate import (Priming, calibrate_items, generate_oeg, map_responses, oe
                        run_mcs)
 from .instruments import cp_items, load_instrument, read_items
 from ..core.inputs import register_keys
-from .release import release_norms, release_questions
+from .release import release_questions, scenario_norms
 
 CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
 NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
@@ -96,12 +96,14 @@ def release_items(root, country: str, code: str, n, baselines, bfi_key: str, see
     return items
 
 
-def persona_for(root, country_name: str, priming: str, n_norms: int, seed: int, country: str) -> Priming | None:
+def persona_for(root, country_name: str, priming: str, n_norms: int, seed: int, country: str,
+                code: str) -> Priming | None:
     """The release's persona priming of a condition (None: unprimed): ``n_norms`` norms per item drawn
-    from the norms the country's released scenarios were built from."""
+    from the norms the country's released scenarios (file code ``code``; empty: the country id, matched
+    without case) were built from."""
     if priming == "unprimed":
         return None
-    return Priming(country_name, release_norms(root, country_name), n_norms, seed, country)
+    return Priming(country_name, scenario_norms(root, code or country), n_norms, seed, country)
 
 
 def _split(items: pd.DataFrame, only_oeg: bool = False):
@@ -126,12 +128,12 @@ def timed(client, t0: float, load0: float) -> float:
 
 
 def run_release_mcs(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
-                    primings: list[str], score: str, normalise: str, seed: int, n_norms: int = 2):
+                    primings: list[str], score: str, normalise: str, seed: int, n_norms: int = 2, code: str = ""):
     """MCS on every instrument x priming condition of one country (``score``, ``normalise``: config
     personas.mcs).  Returns (per-item table, per-cell table)."""
     tables, cells = [], []
     for priming in primings:
-        persona = persona_for(root, country_name, priming, n_norms, seed, country)
+        persona = persona_for(root, country_name, priming, n_norms, seed, country, code)
         for name, df in _split(items):
             t0, load0 = time.perf_counter(), client.load_seconds
             res = run_mcs(client, df, persona, score, seed, country, normalise, count_tokens=True)
@@ -188,14 +190,14 @@ class GenerationMeter:
 
 def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
                     primings: list[str], sampling: dict, calibration_items: int, embed, seed: int,
-                    n_norms: int = 2):
+                    n_norms: int = 2, code: str = ""):
     """OEG on the contextual instruments x priming of one country: generation (``sampling``: config
     personas.oeg; retries for answers under three words, recorded and counted), embedding mapping calibrated
     on ``calibration_items`` items per instrument.  Returns (per-item, per-cell)."""
     meter = GenerationMeter(client)
     tables, cells, calibration = [], [], {}
     for priming in primings:
-        persona = persona_for(root, country_name, priming, n_norms, seed, country)
+        persona = persona_for(root, country_name, priming, n_norms, seed, country, code)
         for name, df in _split(items, only_oeg=True):
             reqs = oeg_requests(df, persona, seed, country, sampling)
             mark = len(meter.records)
@@ -263,11 +265,11 @@ def write_json(path, record: dict) -> None:
 
 
 def release_mcs(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
-                score: str, normalise: str, subsample_n, seed: int, n_norms: int = 2):
+                score: str, normalise: str, subsample_n, seed: int, n_norms: int = 2, code: str = ""):
     """The MCS job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     t_start = time.perf_counter()
     table, cells = run_release_mcs(client, release, read_items(items_path), country, country_name, model, primings,
-                                   score, normalise, seed, n_norms)
+                                   score, normalise, seed, n_norms, code)
     record = job_record("mcs", client, t_start, subsample_n, primings, priming_n_norms=n_norms)
     counts = {"rows": len(table), "valid": int(table["valid"].sum()), "invalid": int((~table["valid"]).sum()),
               "mean_valid_mass": float(table["valid_mass"].mean())}
@@ -276,14 +278,14 @@ def release_mcs(client, release, items_path, country: str, country_name: str, mo
 
 def release_oeg(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
                 sampling: dict, calibration_items: int, embedding_model: str, subsample_n, seed: int,
-                n_norms: int = 2):
+                n_norms: int = 2, code: str = ""):
     """The OEG job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     from cultalign.retrieval import embeddings_for
 
     t_start = time.perf_counter()
     embed = embeddings_for(embedding_model).embed_documents
     table, cells = run_release_oeg(client, release, read_items(items_path), country, country_name, model, primings,
-                                   sampling, calibration_items, embed, seed, n_norms)
+                                   sampling, calibration_items, embed, seed, n_norms, code)
     record = job_record("oeg", client, t_start, subsample_n, primings, oeg=sampling, priming_n_norms=n_norms)
     v = table["valid"].astype(bool) if len(table) else pd.Series([], dtype=bool)
     counts = {"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())}
