@@ -75,7 +75,7 @@ class Priming:
         return {"draw": "seeded per item", "n_norms": self.n_norms, "pool_size": len(self.pool), "pool": self.pool}
 
     def template_example(self) -> str:
-        """The prompt with its first two pool norms, to show the wording in a sidecar."""
+        """The prompt with the first ``n_norms`` norms of the pool, to show the wording in a sidecar."""
         return persona_prompt(self.country_name, self.pool[:self.n_norms])
 
     def column(self, items: pd.DataFrame) -> list[str]:
