@@ -9,7 +9,8 @@ p, wc = job.params, job.wildcards
 client = open_client(job)
 table, cells, record, counts = release_mcs(client, job.input.release, job.input.itemtable, wc.country,
                                            p.country_name, wc.model, p.primings, p.score, p.normalise, p.subsample,
-                                           job.seed)
+                                           job.seed, p.priming_n_norms,
+                                           p.release_code)
 job.write_table(table, job.output.scores, client=client, seed=job.seed,
                 prompt_templates=PROMPTS.hashes(*EVAL_TEMPLATES), counts=counts,
                 extra={"release": str(job.input.release)})

@@ -27,9 +27,9 @@ def test_question_and_persona_prompts_pinned():
         "lowest (r5_low). Each answer is one short sentence.\n"
         'Return JSON: {"question": "...", "r1_high": "...", "r2_fairly_high": "...", "r3_medium": "...", '
         '"r4_fairly_low": "...", "r5_low": "..."}')
-    assert PROMPTS.render("persona", country="Japan", norm1="A.", norm2="B.") == (
-        "Imagine you are someone born and raised in Japan. You know the culture and traditions of Japan well "
-        "and follow many of them, including these two: A. B.")
+    assert PROMPTS.render("persona", country="Japan", count="two", norms="A and B") == (
+        "Imagine you are someone born and raised in Japan. You are very familiar with Japan's culture and "
+        "traditions and practice many of them, two of which include: A and B.")
 
 
 def test_templates_use_one_placeholder_syntax():
@@ -37,4 +37,4 @@ def test_templates_use_one_placeholder_syntax():
         text = PROMPTS.text(name)
         assert not re.search(r"\{[a-z_0-9]+\}", text), name  # no str.format placeholders left
     with pytest.raises(KeyError, match=r"\$country"):
-        PROMPTS.render("persona", norm1="A.", norm2="B.")
+        PROMPTS.render("persona", count="two", norms="A and B")

@@ -21,6 +21,7 @@ import pandas as pd
 from ..core.inputs import InputError, read_json, read_table
 from .common import LEVELS, trait_code
 from .instruments import BFI44_KEY
+from .release import clean_norm, is_serialized, serialized_field
 
 FINDING_COLUMNS = ["check", "severity", "file", "row", "field", "message", "value"]
 EXPECTED_COLUMNS = {
@@ -57,6 +58,10 @@ def check_text(f: Findings, file, row, field, text, min_words: int = 4):
     if not isinstance(text, str) or not text.strip():
         f.add("completeness", "error", file, row, field, "empty cell")
         return
+    if is_serialized(text):  # a program's object, not text: its own finding, not a list of text faults
+        f.add("serialized_object", "error", file, row, field,
+              "cell holds a serialized Python object instead of text", text)
+        return
     if text != text.strip() or "  " in text:
         f.add("clean_text", "info", file, row, field, "leading/trailing or doubled whitespace", text)
     if _MOJIBAKE.search(text):
@@ -77,6 +82,16 @@ def check_text(f: Findings, file, row, field, text, min_words: int = 4):
         f.add("clean_text", "warning", file, row, field, f"fewer than {min_words} words", text)
     if text.strip()[-1:] not in ".?!\"')\u201d\u2019":
         f.add("clean_text", "info", file, row, field, "does not end with sentence punctuation", text)
+
+
+def _question_text(text: str) -> str:
+    """A question cell as text: a serialized object's question (reported apart, as serialized_object)."""
+    if is_serialized(text):
+        try:
+            return serialized_field(text, "question")
+        except ValueError:
+            return text
+    return text
 
 
 def _shingles(s: str, k: int = 3) -> set:
@@ -170,11 +185,14 @@ def audit_country(f: Findings, root: Path, code: str, norms: list[str] | None, e
                 f.add("ordering", "error", files["answers"], k, "answers", "two graded answers are identical")
     # links between files
     if sc is not None and norms is not None and {"norm_text", "norm_id"} <= set(sc.columns):
-        normset = {_norm_text(n) for n in norms}
-        for k, (_, r) in enumerate(sc.iterrows(), start=1):
-            if _norm_text(r["norm_text"]) not in normset:
-                f.add("links", "warning", files["scenarios"], k, "norm_text", "norm text not found in the norms file",
-                      r["norm_text"])
+        normset = {_norm_text(clean_norm(n)) for n in norms}
+        missing = [_norm_text(clean_norm(t)) not in normset for t in sc["norm_text"]]
+        if any(missing):
+            n_ids = sc.loc[missing, "norm_id"].nunique()
+            f.add("norms_mismatch", "error", files["scenarios"], "", "norm_text",
+                  f"{sum(missing)} of {len(sc)} scenario rows ({n_ids} of {sc['norm_id'].nunique()} norm ids) were "
+                  f"built from a norm that is not in the norms file for {code}",
+                  sc.loc[missing, "norm_text"].iloc[0])
         per_norm = sc.groupby("norm_id").size()
         if expect.get("scenarios_per_norm") and (per_norm != expect["scenarios_per_norm"]).any():
             f.add("structure", "warning", files["scenarios"], "", "norm_id",
@@ -208,7 +226,7 @@ def audit_country(f: Findings, root: Path, code: str, norms: list[str] | None, e
                     f.add("links", "warning", files["questions"], "", "trait",
                           f"scenario_id {sid} has traits {''.join(traits)} (expected one question per trait)")
     if qu is not None and an is not None and {"question_id", "question"} <= set(an.columns):
-        qs = list(qu["question"]) if "question" in qu.columns else []
+        qs = [_question_text(t) for t in qu["question"]] if "question" in qu.columns else []
         qt = list(qu["trait"]) if "trait" in qu.columns else []
         for k, (_, r) in enumerate(an.iterrows(), start=1):
             try:
@@ -227,28 +245,40 @@ def audit_country(f: Findings, root: Path, code: str, norms: list[str] | None, e
                       f"trait {r['trait']!r} but question row {qid + 1} says {qt[qid]!r}")
     # graded-answer ordering with sentence embeddings
     if an is not None and ordering_fn is not None and all(lv in an.columns for lv in LEVELS):
-        for k, (_, r) in enumerate(an.iterrows(), start=1):
-            ok, detail = ordering_fn([r[lv] for lv in LEVELS])
-            if not ok:
-                f.add("ordering", "warning", files["answers"], k, "answers", detail)
+        results = ordering_fn([[r[lv] for lv in LEVELS] for _, r in an.iterrows()])
+        for k, (ok, detail) in enumerate(results, start=1):
+            if not ok:  # info: 0 of 50 flagged rows of the published release were misordered (docs/benchmarks.md)
+                f.add("ordering", "info", files["answers"], k, "answers", detail)
 
 
 def embedding_ordering(embed, min_rho: float = 0.5):
-    """An ordering test: position of each answer between the 'high' and 'low' poles
-    (cos to high minus cos to low) should fall from high to low; flags items whose
-    Spearman correlation with the stated order is below ``min_rho``."""
+    """An ordering test over many rows at once: each row's five graded answers (high .. low) are
+    embedded in one batch with every other row's, the position of each answer between the row's
+    'high' and 'low' poles (cosine to high minus cosine to low) should fall from high to low; a row
+    whose middle answers have a Spearman correlation with the stated order below ``min_rho`` is
+    flagged.  Returns fn(rows) -> [(ok, detail)] per row.
+
+    Measured on the published release: it flags 570 of 3,000 rows, and none of a seeded sample of 50
+    flagged rows reads as misordered (tests/personas/data/ordering_labels.tsv; docs/benchmarks.md), so
+    its findings are ``info``: a pointer for a reader, not a defect."""
     from scipy.stats import spearmanr
 
-    def fn(answers):
-        if any(not str(a).strip() for a in answers):
-            return True, ""
-        v = np.asarray(embed([str(a) for a in answers]))
-        pole = v @ v[0] - v @ v[-1]
-        mid = pole[1:-1]
-        rho = spearmanr(mid, [3, 2, 1]).statistic if np.ptp(mid) > 0 else 0.0
-        if rho < min_rho:
-            return False, f"middle answers not ordered between the high and low poles (Spearman {rho:.2f})"
-        return True, ""
+    def fn(rows: list[list[str]]) -> list[tuple[bool, str]]:
+        todo = [i for i, answers in enumerate(rows) if all(str(a).strip() for a in answers)]
+        out: list[tuple[bool, str]] = [(True, "")] * len(rows)
+        if not todo:
+            return out
+        texts = [str(a) for i in todo for a in rows[i]]
+        v = np.asarray(embed(texts), dtype=float)
+        v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+        for j, i in enumerate(todo):
+            w = v[5 * j : 5 * j + 5]
+            pole = w @ w[0] - w @ w[-1]
+            mid = pole[1:-1]
+            rho = spearmanr(mid, [3, 2, 1]).statistic if np.ptp(mid) > 0 else 0.0
+            if rho < min_rho:
+                out[i] = (False, f"middle answers not ordered between the high and low poles (Spearman {rho:.2f})")
+        return out
 
     return fn
 

@@ -26,12 +26,68 @@ LABELS = "ABCDEFGHIJ"
 EVAL_TEMPLATES = ("persona", "mcs_statement", "mcs_choice", "oeg")
 
 
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten"}
+
+
+def _norm_clause(text: str) -> str:
+    """A norm as a clause of the persona sentence: whitespace collapsed, a leading list number and the
+    final full stop removed (the sentence supplies its own)."""
+    t = re.sub(r"^\s*\d+[.)]\s*", "", " ".join(str(text).split()))
+    return t.rstrip(" .;")
+
+
 def persona_prompt(country_name: str, norms: list[str]) -> str:
+    """The paper's priming prompt (section 4, verbatim for two norms) with every norm of ``norms``:
+    "... practice many of them, two of which include: {norm1} and {norm2}."."""
     if len(norms) < 2:
-        raise ValueError(f"persona priming for {country_name} needs two norms, got {len(norms)}")
-    n1, n2 = (" ".join(str(n).split()) for n in norms[:2])
-    return PROMPTS.render("persona", country=country_name, norm1=n1 if n1.endswith(".") else n1 + ".",
-                  norm2=n2 if n2.endswith(".") else n2 + ".")
+        raise ValueError(f"persona priming for {country_name} needs at least two norms, got {len(norms)}")
+    clauses = [_norm_clause(n) for n in norms]
+    listed = ", ".join(clauses[:-1]) + " and " + clauses[-1]
+    return PROMPTS.render("persona", country=country_name, count=_COUNT_WORDS.get(len(clauses), str(len(clauses))),
+                          norms=listed)
+
+
+class Priming:
+    """Persona priming of one country: for each item, ``n_norms`` norms drawn without replacement
+    from the country's ``pool`` with a seed derived from (seed, country, instrument, item_id), in
+    the paper's prompt.  The draw is per item: every prompt names its own norms, reproducibly."""
+
+    def __init__(self, country_name: str, pool: list[str], n_norms: int, seed: int, country: str):
+        pool = [p for p in pool if _norm_clause(p)]
+        if n_norms < 2:
+            raise ValueError(f"persona priming needs at least two norms per prompt (config key "
+                             f"personas.priming_n_norms), got {n_norms}")
+        if len(pool) < n_norms:
+            raise ValueError(f"persona priming for {country_name} draws {n_norms} norms per prompt (config key "
+                             f"personas.priming_n_norms) but the country has {len(pool)}")
+        self.country_name, self.pool, self.n_norms, self.seed, self.country = (
+            country_name, list(pool), int(n_norms), seed, country)
+
+    def norms_for(self, instrument: str, item_id) -> list[str]:
+        rng = np.random.default_rng(derive_seed(self.seed, "priming_norms", self.country, instrument, str(item_id)))
+        return [self.pool[int(k)] for k in rng.choice(len(self.pool), size=self.n_norms, replace=False)]
+
+    def __call__(self, row) -> str:
+        return persona_prompt(self.country_name, self.norms_for(row["instrument"], row["item_id"]))
+
+    def record(self) -> dict:
+        """What a sidecar records of the priming: the draw, its size and the pool."""
+        return {"draw": "seeded per item", "n_norms": self.n_norms, "pool_size": len(self.pool), "pool": self.pool}
+
+    def template_example(self) -> str:
+        """The prompt with the first ``n_norms`` norms of the pool, to show the wording in a sidecar."""
+        return persona_prompt(self.country_name, self.pool[:self.n_norms])
+
+    def column(self, items: pd.DataFrame) -> list[str]:
+        """The norms each item's prompt names (JSON list per row), for the per-item tables."""
+        return [json.dumps(self.norms_for(r["instrument"], r["item_id"]), ensure_ascii=False)
+                for _, r in items.iterrows()]
+
+
+def system_prompt(persona, row) -> str | None:
+    """The system prompt of one item: None (unprimed), one text for every item, or a per-item
+    :class:`Priming` draw."""
+    return persona(row) if callable(persona) else persona
 
 
 def _item_prompt(row, shown: list[str], mode: str) -> str:
@@ -46,7 +102,7 @@ def mcs_mode(mcs: dict, model: str) -> str:
     return (mcs.get("score_by_model") or {}).get(model, mcs["score"])
 
 
-def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: int,
+def mcs_score_items(items: pd.DataFrame, persona, mode: str, seed: int,
                     country: str) -> tuple[list[ScoreItem], list[list[int]]]:
     """The model requests of MCS: one ScoreItem per item with its options in a seeded shuffled
     order, and the shuffles (shown position -> canonical index)."""
@@ -59,7 +115,7 @@ def mcs_score_items(items: pd.DataFrame, persona: str | None, mode: str, seed: i
         perm = [int(x) for x in rng.permutation(len(opts))]  # shown position -> canonical index
         shown = [opts[j] for j in perm]
         conts = [LABELS[k] for k in range(len(shown))] if mode == "label" else shown
-        score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=persona,
+        score_items.append(ScoreItem.make(_item_prompt(r, shown, mode), conts, system=system_prompt(persona, r),
                                           labels=conts if mode == "label" else None))
         perms.append(perm)
     return score_items, perms
@@ -75,7 +131,7 @@ def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
     return [len(tok(client.render(it.messages), add_special_tokens=False)["input_ids"]) for it in score_items]
 
 
-def run_mcs(client, items: pd.DataFrame, persona: str | None, mode: str, seed: int, country: str,
+def run_mcs(client, items: pd.DataFrame, persona, mode: str, seed: int, country: str,
             normalise: str, count_tokens: bool = False) -> pd.DataFrame:
     """Score every option of every item (options shuffled per item, shuffle recorded).
 
@@ -133,7 +189,7 @@ def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataF
 
 
 # -- OEG -------------------------------------------------------------------
-def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: str,
+def oeg_requests(items: pd.DataFrame, persona, seed: int, country: str,
                  sampling: dict) -> list[ChatRequest]:
     """One request per item, each with its own derived seed; ``sampling``: temperature and
     max_new_tokens (config ``personas.oeg``).  Greedy decoding (temperature 0) does not use the
@@ -144,7 +200,7 @@ def oeg_requests(items: pd.DataFrame, persona: str | None, seed: int, country: s
     for _, r in items.iterrows():
         prompt = PROMPTS.render("oeg", context=r["context"], question=r["question"])
         s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if params.temperature > 0 else 0
-        reqs.append(ChatRequest.make(prompt, params.with_seed(s), system=persona))
+        reqs.append(ChatRequest.make(prompt, params.with_seed(s), system=system_prompt(persona, r)))
     return reqs
 
 

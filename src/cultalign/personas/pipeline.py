@@ -16,7 +16,7 @@ from cultalign.core.seeds import derive_seed
 from cultalign.core.tables import read_tsv
 
 from .common import TRAITS
-from .evaluate import calibrate_items, map_responses, persona_prompt, run_mcs, sample_trait_scores
+from .evaluate import Priming, calibrate_items, map_responses, run_mcs, sample_trait_scores
 from .instruments import read_items
 
 log = logging.getLogger(__name__)
@@ -49,19 +49,33 @@ def human_n(human_path, country: str, max_samples: int | None) -> int:
     return min(n, max_samples) if max_samples else n
 
 
-def persona(norms_source, country_name: str, priming: str, priming_norms: str) -> tuple[str | None, list[str]]:
-    """(persona prompt, its two norms) of a priming condition; ``priming_norms``: ``generated`` (the
-    norms table at ``norms_source``) or ``release`` (the release folder at ``norms_source``)."""
+def persona(norms_source, country_name: str, priming: str, priming_norms: str, n_norms: int, seed: int,
+            country: str, release_code: str = "") -> Priming | None:
+    """The persona priming of a condition (None: unprimed): ``n_norms`` norms drawn per item from the
+    country's norms; ``priming_norms``: ``generated`` (the norms table at ``norms_source``) or
+    ``release`` (the release folder at ``norms_source``: the norms its scenarios of file code
+    ``release_code`` were built from)."""
     if priming == "unprimed":
-        return None, []
+        return None
     if priming_norms == "release":
-        from .release import release_norms
+        from .release import scenario_norms
 
-        norms = release_norms(norms_source, country_name)
+        if not release_code:
+            raise ValueError(f"priming_norms 'release' needs the country's release_code (config key "
+                             f"personas.countries.{country}.release_code)")
+        norms = scenario_norms(norms_source, release_code)
     else:
         t = read_tsv(norms_source)
         norms = list(t[t["valid"].astype(bool) & (t["norm"] != "")]["norm"])
-    return persona_prompt(country_name, norms), norms[:2]
+    return Priming(country_name, norms, n_norms, seed, country)
+
+
+def priming_extra(p: Priming | None, items: pd.DataFrame, res: pd.DataFrame) -> dict:
+    """Adds the per-item norms column to ``res`` (primed) and returns what the sidecar records."""
+    if p is None:
+        return {"persona": None, "priming_norms": None}
+    res["priming_norms"] = p.column(items)
+    return {"persona": p.template_example(), "priming_norms": p.record()}
 
 
 def _tables_of(item_tables: list[str], jobs) -> dict[str, str]:
@@ -74,7 +88,7 @@ def _tables_of(item_tables: list[str], jobs) -> dict[str, str]:
 
 def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norms, human, country: str,
             country_name: str, model: str, priming_norms: str, score: str, normalise: str,
-            max_samples: int | None, seed: int) -> list[EvalOutput]:
+            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "") -> list[EvalOutput]:
     """MCS for every (instrument, priming) of ``jobs``; ``item_tables`` in the order the instruments
     first appear in ``jobs``; ``norms``: the persona norms (table or release, per ``priming_norms``);
     ``human``: the human trait scores."""
@@ -82,8 +96,9 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
     out = []
     for instrument, priming in jobs:
         items = read_items(tables[instrument])
-        persona_text, norms_used = persona(norms, country_name, priming, priming_norms)
-        res = run_mcs(client, items, persona_text, score, seed, country, normalise)
+        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country, release_code)
+        res = run_mcs(client, items, priming_of, score, seed, country, normalise)
+        primed = priming_extra(priming_of, items, res)
         res.insert(0, "country", country)
         res.insert(1, "priming", priming)
         n = human_n(human, country, max_samples)
@@ -92,7 +107,7 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         counts = {**valid_counts(res), "mean_valid_mass": float(res["valid_mass"].mean()) if len(res) else math.nan,
                   "n_samples": n}
         out.append(EvalOutput(instrument, priming, res, samples, s_seed, counts,
-                              {"persona": persona_text, "priming_norms": norms_used,
+                              {**primed,
                                "mcs": {"score": score, "normalise": normalise, "max_samples": max_samples,
                                        "scoring": client.scoring}}))
         log.info("mcs %s %s %s: %s (client %s)", country, instrument, priming, counts, client.stats)
@@ -101,7 +116,7 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
 
 def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norms, human, country: str,
             country_name: str, model: str, priming_norms: str, sampling: dict, embedding_model: str,
-            max_samples: int | None, seed: int) -> list[EvalOutput]:
+            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "") -> list[EvalOutput]:
     """OEG for every (instrument, priming) of ``jobs``: all generations in one batched call, then per
     cell the embedding mapping (``embedding_model``) and sampling.  ``sampling``: config personas.oeg."""
     from cultalign.retrieval import embeddings_for
@@ -112,20 +127,21 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
     prepared = []
     for instrument, priming in jobs:
         items = read_items(tables[instrument])
-        persona_text, norms_used = persona(norms, country_name, priming, priming_norms)
-        reqs = oeg_requests(items, persona_text, seed, country, sampling)
-        prepared.append((instrument, priming, items, persona_text, norms_used, reqs))
+        priming_of = persona(norms, country_name, priming, priming_norms, n_norms, seed, country, release_code)
+        reqs = oeg_requests(items, priming_of, seed, country, sampling)
+        prepared.append((instrument, priming, items, priming_of, reqs))
     parsed = generate_oeg(client, [p[-1] for p in prepared])
     emb = embeddings_for(embedding_model).embed_documents
     calibration: dict[str, dict] = {}
     out = []
-    for (instrument, priming, items, persona_text, norms_used, _), res in zip(prepared, parsed):
+    for (instrument, priming, items, priming_of, _), res in zip(prepared, parsed):
         if instrument not in calibration:  # tau depends on the instrument's options only
             calibration[instrument] = calibrate_items(items, emb)
         cal = calibration[instrument]
         mapped = map_responses(oeg_table(items, res), emb, cal["tau"])
         mapped.insert(0, "country", country)
         mapped.insert(1, "priming", priming)
+        primed = priming_extra(priming_of, items, mapped)
         for k in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
             mapped[f"calibration_{k}"] = cal[k]
         n = human_n(human, country, max_samples)
@@ -134,7 +150,7 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         samples = sample_trait_scores(ok, n, s_seed) if len(ok) else pd.DataFrame(columns=["sample", *TRAITS])
         counts = {**valid_counts(mapped), "n_samples": n, "tau": cal["tau"]}
         out.append(EvalOutput(instrument, priming, mapped, samples, s_seed, counts,
-                              {"persona": persona_text, "priming_norms": norms_used, "oeg": sampling,
+                              {**primed, "oeg": sampling,
                                "calibration": cal}))
         log.info("oeg %s %s %s: %s", country, instrument, priming, counts)
     return out

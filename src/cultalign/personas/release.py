@@ -1,14 +1,15 @@
-"""Generated tables -> the published release layout, and reading release norms."""
+"""Generated tables -> the published release layout; reading the release's questions and norms."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from ..core.inputs import InputError, read_json, read_table
+from ..core.inputs import InputError, read_json, read_table, row_error
 from .common import LEVELS, TRAIT_NAMES
 
 
@@ -51,8 +52,78 @@ def export_release(norm_files, scenario_files, question_files, names: dict[str, 
     return counts
 
 
+_SERIALIZED = re.compile(r"^\s*\[?\s*[A-Z][A-Za-z_]*\(\s*[a-z_]+\s*=")
+
+
+def is_serialized(text) -> bool:
+    """Whether a cell holds a serialized Python object (``[Question(trait=..., question=...)]``) rather
+    than text."""
+    return bool(_SERIALIZED.match(str(text)))
+
+
+def serialized_field(text: str, field: str) -> str:
+    """The text of keyword ``field`` of a serialized object such as ``[Question(trait='...', question='...')]``,
+    read with the Python parser (literals only; nothing is evaluated).  ValueError when it is not one
+    such object with a text ``field``."""
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+    except SyntaxError as e:
+        raise ValueError(f"not a serialized object: {e.msg}") from None
+    if isinstance(tree, (ast.List, ast.Tuple)):
+        if len(tree.elts) != 1:
+            raise ValueError(f"a list of {len(tree.elts)} objects, expected one")
+        tree = tree.elts[0]
+    if not isinstance(tree, ast.Call):
+        raise ValueError("not a serialized object")
+    for kw in tree.keywords:
+        if kw.arg == field:
+            value = ast.literal_eval(kw.value)
+            if not isinstance(value, str) or not value.strip():
+                raise ValueError(f"its {field!r} is not text")
+            return value
+    raise ValueError(f"the object has no {field!r}")
+
+
+def clean_norm(text: str) -> str:
+    """A released norm as a statement: whitespace collapsed, the list number ("3. "), markdown bold and
+    quotes around the whole norm removed ("**Family Ties**: Family is ..." -> "Family Ties: Family is ...")."""
+    t = " ".join(str(text).split())
+    t = re.sub(r"^\d+[.)]\s*", "", t).replace("**", "")
+    m = re.fullmatch(r'["\u201c](.*)["\u201d]([.]?)', t)
+    if m and '"' not in m.group(1):
+        t = m.group(1) + m.group(2)
+    return t.strip()
+
+
+def scenario_norms(root, code: str) -> list[str]:
+    """The norms a country's released scenarios were built from (``norm_text`` of
+    ``scenarios/all_<code>_scenarios.csv``, one per ``norm_id``, in id order, cleaned with
+    :func:`clean_norm`).  The release's norms JSON is not used: for five of its six countries it holds
+    other norms than the ones its scenarios were generated from (see the audit)."""
+    folder = Path(root) / "datasets" / "cp" / "scenarios"
+    p = folder / f"all_{code}_scenarios.csv"
+    if not p.is_file():  # a country id for its file code ("usa" for all_USA_...): one case-insensitive match
+        near = [q for q in folder.glob("all_*_scenarios.csv") if q.name.lower() == p.name.lower()]
+        if len(near) != 1:
+            raise InputError(p, f"no scenarios file for country code {code!r} (config key "
+                                f"personas.countries.<id>.release_code)")
+        p = near[0]
+    sc = read_table(p, keep_default_na=False, required=["norm_id", "norm_text"], integer=["norm_id"],
+                    nonempty=["norm_id", "norm_text"])
+    out: list[str] = []
+    for nid, g in sc.groupby(sc["norm_id"].astype(int), sort=True):
+        texts = list(dict.fromkeys(clean_norm(t) for t in g["norm_text"]))
+        if len(texts) != 1:
+            first = int(g.index[[clean_norm(t) != texts[0] for t in g["norm_text"]]][0])
+            raise row_error(sc, first, "norm_text", f"norm_id {nid} has {len(texts)} different norm texts")
+        out.append(texts[0])
+    return out
+
+
 def release_norms(root, country_name: str) -> list[str]:
-    """Norm texts of a country from a release's norms JSON (leading list numbers removed)."""
+    """Norm texts of a country from a release's norms JSON (leading list numbers removed).  Persona
+    priming does not use them (:func:`scenario_norms`): for five of the six published countries the JSON
+    holds other norms than the ones the scenarios were built from."""
 
     p = Path(root) / "datasets" / "cp" / "norms" / "openai_cultural_norms.json"
     data = read_json(p, expect=dict)
@@ -76,7 +147,10 @@ def release_norms(root, country_name: str) -> list[str]:
 
 
 def release_questions(root, code: str) -> pd.DataFrame:
-    """Questions joined with their answers (by question_id = row order) from the release."""
+    """Questions joined with their answers (by question_id = row order) from the release.  A question
+    cell that holds a serialized object (``[Question(trait=..., question='...')]``, 63 rows of the
+    published release) is replaced by the object's question text; ``question_parsed`` marks those
+    rows.  The parsed text must equal the answers file's question and the object's trait the row's."""
     cp = Path(root) / "datasets" / "cp"
     q = read_table(cp / "questions" / f"all_{code}_questions.csv", keep_default_na=False,
                    required=["scenario_text", "question", "trait"], nonempty=["question"])
@@ -87,6 +161,22 @@ def release_questions(root, code: str) -> pd.DataFrame:
         raise InputError(a_path, f"{len(a)} answer rows but {len(q)} questions in all_{code}_questions.csv "
                                  f"(answers pair with questions by row order)")
     out = q.rename(columns={"scenario_text": "scenario"}).copy()
+    parsed = [is_serialized(t) for t in out["question"]]
+    for i in [k for k, b in enumerate(parsed) if b]:
+        raw = out.at[i, "question"]
+        try:
+            text, trait = serialized_field(raw, "question"), serialized_field(raw, "trait")
+        except ValueError as e:
+            raise row_error(q, i, "question", f"a serialized object instead of a question, and unreadable: {e}") \
+                from None
+        if trait.strip() != str(out.at[i, "trait"]).strip():
+            raise row_error(q, i, "trait", f"the serialized question says trait {trait!r}, the row "
+                                           f"{out.at[i, 'trait']!r}")
+        if "question" in a.columns and " ".join(str(a.at[i, "question"]).split()) != " ".join(text.split()):
+            raise row_error(a, i, "question", "differs from the text of the serialized question in the same "
+                                              f"row of all_{code}_questions.csv")
+        out.at[i, "question"] = text
+    out["question_parsed"] = parsed
     out["question_id"] = a["question_id"].astype(int)
     for lv in LEVELS:
         out[lv] = a[lv]

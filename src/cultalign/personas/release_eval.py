@@ -25,11 +25,11 @@ from cultalign.core.seeds import derive_seed
 from cultalign.models import ModelClient
 
 from .common import TRAITS
-from .evaluate import (calibrate_items, generate_oeg, map_responses, oeg_requests, oeg_table, persona_prompt,
+from .evaluate import (Priming, calibrate_items, generate_oeg, map_responses, oeg_requests, oeg_table,
                        run_mcs)
 from .instruments import cp_items, load_instrument, read_items
 from ..core.inputs import register_keys
-from .release import release_norms, release_questions
+from .release import release_questions, scenario_norms
 
 CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
 NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
@@ -96,11 +96,14 @@ def release_items(root, country: str, code: str, n, baselines, bfi_key: str, see
     return items
 
 
-def persona_for(root, country_name: str, priming: str) -> tuple[str | None, list[str]]:
+def persona_for(root, country_name: str, priming: str, n_norms: int, seed: int, country: str,
+                code: str) -> Priming | None:
+    """The release's persona priming of a condition (None: unprimed): ``n_norms`` norms per item drawn
+    from the norms the country's released scenarios (file code ``code``; empty: the country id, matched
+    without case) were built from."""
     if priming == "unprimed":
-        return None, []
-    norms = release_norms(root, country_name)
-    return persona_prompt(country_name, norms), norms[:2]
+        return None
+    return Priming(country_name, scenario_norms(root, code or country), n_norms, seed, country)
 
 
 def _split(items: pd.DataFrame, only_oeg: bool = False):
@@ -125,12 +128,12 @@ def timed(client, t0: float, load0: float) -> float:
 
 
 def run_release_mcs(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
-                    primings: list[str], score: str, normalise: str, seed: int):
+                    primings: list[str], score: str, normalise: str, seed: int, n_norms: int = 2, code: str = ""):
     """MCS on every instrument x priming condition of one country (``score``, ``normalise``: config
     personas.mcs).  Returns (per-item table, per-cell table)."""
     tables, cells = [], []
     for priming in primings:
-        persona, _ = persona_for(root, country_name, priming)
+        persona = persona_for(root, country_name, priming, n_norms, seed, country, code)
         for name, df in _split(items):
             t0, load0 = time.perf_counter(), client.load_seconds
             res = run_mcs(client, df, persona, score, seed, country, normalise, count_tokens=True)
@@ -138,6 +141,8 @@ def run_release_mcs(client, root, items: pd.DataFrame, country: str, country_nam
             res.insert(0, "country", country)
             res.insert(1, "priming", priming)
             res.insert(2, "model", model)
+            if persona is not None:
+                res["priming_norms"] = persona.column(df)
             tables.append(res)
             computed = res[~res["cached"]]
             tokens = int(computed["prompt_tokens"].sum() + computed["option_tokens"].sum())
@@ -184,14 +189,15 @@ class GenerationMeter:
 
 
 def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
-                    primings: list[str], sampling: dict, calibration_items: int, embed, seed: int):
+                    primings: list[str], sampling: dict, calibration_items: int, embed, seed: int,
+                    n_norms: int = 2, code: str = ""):
     """OEG on the contextual instruments x priming of one country: generation (``sampling``: config
     personas.oeg; retries for answers under three words, recorded and counted), embedding mapping calibrated
     on ``calibration_items`` items per instrument.  Returns (per-item, per-cell)."""
     meter = GenerationMeter(client)
     tables, cells, calibration = [], [], {}
     for priming in primings:
-        persona, _ = persona_for(root, country_name, priming)
+        persona = persona_for(root, country_name, priming, n_norms, seed, country, code)
         for name, df in _split(items, only_oeg=True):
             reqs = oeg_requests(df, persona, seed, country, sampling)
             mark = len(meter.records)
@@ -214,6 +220,8 @@ def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_nam
             mapped.insert(0, "country", country)
             mapped.insert(1, "priming", priming)
             mapped.insert(2, "model", model)
+            if persona is not None:
+                mapped["priming_norms"] = persona.column(df)
             tables.append(mapped)
             t = meter.totals(mark)
             v = mapped["valid"].astype(bool)
@@ -257,27 +265,28 @@ def write_json(path, record: dict) -> None:
 
 
 def release_mcs(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
-                score: str, normalise: str, subsample_n, seed: int):
+                score: str, normalise: str, subsample_n, seed: int, n_norms: int = 2, code: str = ""):
     """The MCS job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     t_start = time.perf_counter()
     table, cells = run_release_mcs(client, release, read_items(items_path), country, country_name, model, primings,
-                                   score, normalise, seed)
-    record = job_record("mcs", client, t_start, subsample_n, primings)
+                                   score, normalise, seed, n_norms, code)
+    record = job_record("mcs", client, t_start, subsample_n, primings, priming_n_norms=n_norms)
     counts = {"rows": len(table), "valid": int(table["valid"].sum()), "invalid": int((~table["valid"]).sum()),
               "mean_valid_mass": float(table["valid_mass"].mean())}
     return table, cells, record, counts
 
 
 def release_oeg(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
-                sampling: dict, calibration_items: int, embedding_model: str, subsample_n, seed: int):
+                sampling: dict, calibration_items: int, embedding_model: str, subsample_n, seed: int,
+                n_norms: int = 2, code: str = ""):
     """The OEG job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     from cultalign.retrieval import embeddings_for
 
     t_start = time.perf_counter()
     embed = embeddings_for(embedding_model).embed_documents
     table, cells = run_release_oeg(client, release, read_items(items_path), country, country_name, model, primings,
-                                   sampling, calibration_items, embed, seed)
-    record = job_record("oeg", client, t_start, subsample_n, primings, oeg=sampling)
+                                   sampling, calibration_items, embed, seed, n_norms, code)
+    record = job_record("oeg", client, t_start, subsample_n, primings, oeg=sampling, priming_n_norms=n_norms)
     v = table["valid"].astype(bool) if len(table) else pd.Series([], dtype=bool)
     counts = {"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())}
     return table, cells, record, counts
