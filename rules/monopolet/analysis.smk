@@ -55,7 +55,7 @@ rule monopolet_topics:
     """SensTopic topics of the full-form dilemmas with the local multilingual encoder."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
-        encoder=config_input("monopolet.embeddings.path"),
+        encoder=config_input("monopolet.topics.encoder.path"),
     output:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topics.tsv",
@@ -73,7 +73,7 @@ rule monopolet_topics:
         n_components=conf("monopolet.topics.n_components"),
         min_df=conf("monopolet.topics.min_df"),
         stop_words=conf("monopolet.topics.stop_words"),
-        embeddings=conf("monopolet.embeddings"),
+        encoder=conf("monopolet.topics.encoder"),
         seed=conf("seed"),
     script:
         "../../scripts/monopolet/topics.py"

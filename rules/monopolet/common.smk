@@ -30,6 +30,7 @@ MONOPOLET_WHISPER_DIR = (
 # the model of each role (model names are checked against `models:` with the
 # config, schema mark x-model-ref)
 MONOPOLET_MAPPING_MODEL = MONOPOLET["mapping"]["model"]
+MONOPOLET_DILEMMA_MODEL = MONOPOLET["dilemma"]["model"]
 MONOPOLET_EXTRACTION_MODEL = MONOPOLET["extraction"]["model"]
 MONOPOLET_JUDGE_MODEL = MONOPOLET["judge"]["model"]
 
@@ -72,6 +73,10 @@ def monopolet_demo_script(wildcards):
 
 def monopolet_mapping_weights(wildcards):
     return model_dir(MONOPOLET_MAPPING_MODEL)
+
+
+def monopolet_dilemma_weights(wildcards):
+    return model_dir(MONOPOLET_DILEMMA_MODEL)
 
 
 def monopolet_extraction_weights(wildcards):
