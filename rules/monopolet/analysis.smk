@@ -250,3 +250,26 @@ rule monopolet_plot_figure8:
         runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/figure8.py"
+
+
+rule monopolet_eaa_grid:
+    """Appendix D Figure 9: EAA over intersection ratio, stance agreement and output length (the paper's grid)."""
+    output:
+        figure=report(
+            "results/monopolet/figures/figure9_eaa_grid.png",
+            caption="../../report/monopolet/figure9.rst",
+            category="Monopolet",
+        ),
+        table="results/monopolet/tables/eaa_grid.tsv",
+    log:
+        "logs/monopolet/eaa_grid.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        grid=conf("monopolet.eaa_grid"),
+    script:
+        "../../scripts/monopolet/eaa_grid.py"

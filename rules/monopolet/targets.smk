@@ -40,6 +40,16 @@ rule monopolet_figure8:
         "../../envs/stats.yaml"
 
 
+rule monopolet_figure9:
+    """Paper appendix D Figure 9: EAA over the intersection ratio, stance agreement and output length."""
+    input:
+        "results/monopolet/figures/figure9_eaa_grid.png",
+        "results/monopolet/tables/eaa_grid.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
 rule monopolet_table1:
     """Paper Table 1: dataset statistics."""
     input:
@@ -63,6 +73,7 @@ STUDY_TARGETS["monopolet"] = [
     "results/monopolet/figures/figure6_word_counts.png",
     "results/monopolet/figures/figure7_response_stats.png",
     "results/monopolet/figures/figure8_topic_scores.png",
+    "results/monopolet/figures/figure9_eaa_grid.png",
     "results/monopolet/tables/dataset_stats.tsv",
     "results/monopolet/tables/agreement.tsv",
     "results/monopolet/tables/annotation_agreement.tsv",

@@ -43,13 +43,15 @@ def test_restating_a_default_plans_nothing(small_run, tmp_path):
 # module -> (rules whose scripts import it: params changed, every rule that would run)
 MODULE_EDITS = {
     # agreement (SAA/EAA) imports it; Figure 8 too, but it reruns anyway as its input is remade
-    "metrics.py": ({"monopolet_agreement"},
-                   {"monopolet_agreement", "monopolet_plot_figure5", "monopolet_plot_figure8", "all"}),
+    # (and the EAA grid of Figure 9)
+    "metrics.py": ({"monopolet_agreement", "monopolet_eaa_grid"},
+                   {"monopolet_agreement", "monopolet_eaa_grid", "monopolet_plot_figure5", "monopolet_plot_figure8",
+                    "all"}),
     # every figure, nothing upstream of them
     "figures.py": ({"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8"},
+                    "monopolet_plot_figure8", "monopolet_eaa_grid"},
                    {"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8", "all"}),
+                    "monopolet_plot_figure8", "monopolet_eaa_grid", "all"}),
 }
 
 

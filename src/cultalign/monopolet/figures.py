@@ -75,3 +75,21 @@ def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+def figure9(grid: pd.DataFrame, out: str) -> None:
+    """Appendix D Figure 9: EAA over intersection ratio (x) and same-stance ratio (y), one panel
+    per number of candidate solutions (r_cand)."""
+    lengths = sorted(grid["r_cand"].unique())
+    fig, axes = plt.subplots(1, len(lengths), figsize=(2.6 * len(lengths), 2.8), squeeze=False)
+    for ax, r in zip(axes[0], lengths):
+        mat = grid[grid["r_cand"] == r].pivot(index="same_stance_ratio", columns="intersection_ratio", values="EAA")
+        xs, ys = mat.columns.to_numpy(float), mat.index.to_numpy(float)
+        im = ax.imshow(mat.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
+                       extent=(xs.min(), xs.max(), ys.min(), ys.max()))
+        ax.set_title(f"r_cand = {r}", fontsize=9)
+        ax.set_xlabel("intersection ratio")
+    axes[0][0].set_ylabel("same stance ratio")
+    fig.colorbar(im, ax=axes[0].tolist(), label="EAA")
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
