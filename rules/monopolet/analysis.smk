@@ -273,3 +273,30 @@ rule monopolet_eaa_grid:
         grid=conf("monopolet.eaa_grid"),
     script:
         "../../scripts/monopolet/eaa_grid.py"
+
+
+rule monopolet_topic_map:
+    """Figure 3: t-SNE map of the dilemmas' topic proportions and the topic distribution."""
+    input:
+        doc_topics="results/monopolet/topics/doc_topics.tsv",
+        topics="results/monopolet/topics/topics.tsv",
+    output:
+        figure=report(
+            "results/monopolet/figures/figure3_topic_map.png",
+            caption="../../report/monopolet/figure3.rst",
+            category="Monopolet",
+        ),
+        table="results/monopolet/topics/topic_map.tsv",
+    log:
+        "logs/monopolet/topic_map.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        perplexity=conf("monopolet.topics.tsne_perplexity"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/topic_map.py"

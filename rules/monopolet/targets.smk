@@ -2,6 +2,16 @@
 # final targets (rule all).
 
 
+rule monopolet_figure3:
+    """Paper Figure 3: topic map of the dilemmas and the topic distribution."""
+    input:
+        "results/monopolet/figures/figure3_topic_map.png",
+        "results/monopolet/topics/topic_map.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
 rule monopolet_figure5:
     """Paper Figure 5: EAA, SAA and AVG per model."""
     input:
@@ -69,6 +79,7 @@ rule monopolet_validation:
 
 
 STUDY_TARGETS["monopolet"] = [
+    "results/monopolet/figures/figure3_topic_map.png",
     "results/monopolet/figures/figure5_agreement.png",
     "results/monopolet/figures/figure6_word_counts.png",
     "results/monopolet/figures/figure7_response_stats.png",

@@ -24,3 +24,28 @@ def test_figure9_grid_is_the_papers_and_uses_the_eaa_definition(tmp_path):
     assert (tmp_path / "f9.png").stat().st_size > 1000
     with pytest.raises(ValueError, match="eaa_grid.steps"):
         eaa_grid([2], steps=1)
+
+
+def test_figure3_topic_map_places_documents_by_topic(tmp_path):
+    import pandas as pd
+
+    from cultalign.monopolet.topics import topic_map
+
+    rng = np.random.default_rng(0)
+    w = np.vstack([rng.dirichlet([8, 1, 1], 10), rng.dirichlet([1, 8, 1], 10), rng.dirichlet([1, 1, 8], 10)])
+    dt = pd.DataFrame(w, columns=["topic_0", "topic_1", "topic_2"])
+    dt.insert(0, "dilemma_id", [f"d{i}" for i in range(30)])
+    pos = topic_map(dt, seed=1, perplexity=30)
+    assert pos["layout"].iloc[0] == "tsne perplexity 9.66667"  # capped: (30 - 1) / 3
+    assert pos["topic"].tolist() == ["0"] * 10 + ["1"] * 10 + ["2"] * 10
+    # documents of one topic lie closer to their own topic's centre than to the others'
+    centres = pos.groupby("topic")[["x", "y"]].mean()
+    d = np.linalg.norm(pos[["x", "y"]].to_numpy()[:, None, :] - centres.to_numpy()[None], axis=2)
+    assert (centres.index[d.argmin(axis=1)] == pos["topic"]).mean() >= 0.9
+    topics = pd.DataFrame({"topic": [0, 1, 2], "name": ["0_arbejde", "1_cykel", "2_kærlighed"]})
+    figures.figure3(pos, topics, str(tmp_path / "f3.png"))
+    assert (tmp_path / "f3.png").stat().st_size > 1000
+    # two documents (the demo): still a map
+    assert len(topic_map(dt.head(2), seed=1, perplexity=30)) == 2
+    with pytest.raises(ValueError, match="topic_<k>"):
+        topic_map(dt[["dilemma_id"]], seed=1, perplexity=30)

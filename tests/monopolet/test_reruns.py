@@ -49,9 +49,9 @@ MODULE_EDITS = {
                     "all"}),
     # every figure, nothing upstream of them
     "figures.py": ({"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8", "monopolet_eaa_grid"},
+                    "monopolet_plot_figure8", "monopolet_eaa_grid", "monopolet_topic_map"},
                    {"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8", "monopolet_eaa_grid", "all"}),
+                    "monopolet_plot_figure8", "monopolet_eaa_grid", "monopolet_topic_map", "all"}),
 }
 
 

@@ -93,3 +93,25 @@ def figure9(grid: pd.DataFrame, out: str) -> None:
     fig.colorbar(im, ax=axes[0].tolist(), label="EAA")
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
+    """Figure 3: the dilemmas placed by t-SNE of their topic proportions, coloured by dominant
+    topic (left), and the number of dilemmas per dominant topic (right)."""
+    names = dict(zip(topics["topic"].astype(str), topics["name"]))
+    order = [str(t) for t in topics["topic"]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [3, 2]})
+    cmap = plt.get_cmap("tab20")
+    for k, t in enumerate(order):
+        sub = positions[positions["topic"].astype(str) == t]
+        left.scatter(sub["x"], sub["y"], s=14, color=cmap(k % 20), label=names.get(t, t))
+    left.set_xticks([])
+    left.set_yticks([])
+    left.set_title("Dilemmas by topic (t-SNE of topic proportions)", fontsize=9)
+    counts = positions["topic"].astype(str).value_counts().reindex(order, fill_value=0)
+    right.barh([names.get(t, t) for t in order], counts.to_numpy(), color=[cmap(k % 20) for k in range(len(order))])
+    right.invert_yaxis()
+    right.set_xlabel("dilemmas (dominant topic)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
