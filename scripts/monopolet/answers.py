@@ -14,5 +14,5 @@ client = load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], 
 out = generate_answers(client, dilemmas, params)
 counts = answer_counts(dilemmas, out)
 job.write_table(out, job.output[0], client=client, seed=job.seed, prompt_templates=PROMPTS.hashes("ask_advice"),
-                counts=counts, answer_temperature=temperature)
+                counts=counts, extra={"answer_temperature": temperature})
 job.log.info("%s %s", counts, client.stats)
