@@ -300,3 +300,33 @@ rule monopolet_topic_map:
         seed=conf("seed"),
     script:
         "../../scripts/monopolet/topic_map.py"
+
+
+rule monopolet_annotation_samples:
+    """Appendix A annotation samples (A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
+    input:
+        dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
+        sections="results/monopolet/sections/sections.tsv",
+        panel="results/monopolet/solutions/panel.tsv",
+        matchings=monopolet_matchings,
+    output:
+        dilemmas=report(
+            "results/monopolet/annotation/dilemmas_sample.tsv",
+            caption="../../report/monopolet/annotation_samples.rst",
+            category="Monopolet",
+        ),
+        solutions="results/monopolet/annotation/solutions_sample.tsv",
+        matching="results/monopolet/annotation/matching_sample.tsv",
+    log:
+        "logs/monopolet/annotation_samples.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        samples=conf("monopolet.annotation_samples"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/annotation_samples.py"

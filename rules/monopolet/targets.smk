@@ -60,6 +60,17 @@ rule monopolet_figure9:
         "../../envs/stats.yaml"
 
 
+rule monopolet_annotation_samples_export:
+    """Paper appendix A: the samples annotators label (A.2 Table 3, A.3 Table 4, A.4)."""
+    input:
+        "results/monopolet/annotation/dilemmas_sample.tsv",
+        "results/monopolet/annotation/solutions_sample.tsv",
+        "results/monopolet/annotation/matching_sample.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
 rule monopolet_table1:
     """Paper Table 1: dataset statistics."""
     input:
@@ -88,5 +99,6 @@ STUDY_TARGETS["monopolet"] = [
     "results/monopolet/tables/dataset_stats.tsv",
     "results/monopolet/tables/agreement.tsv",
     "results/monopolet/tables/annotation_agreement.tsv",
+    "results/monopolet/annotation/dilemmas_sample.tsv",
     "results/monopolet/tables/audio_quality.tsv",
 ]

@@ -49,3 +49,35 @@ def test_figure3_topic_map_places_documents_by_topic(tmp_path):
     assert len(topic_map(dt.head(2), seed=1, perplexity=30)) == 2
     with pytest.raises(ValueError, match="topic_<k>"):
         topic_map(dt[["dilemma_id"]], seed=1, perplexity=30)
+
+
+def test_annotation_samples_have_the_papers_layout():
+    import json
+
+    import pandas as pd
+
+    from cultalign.monopolet.annotation_samples import dilemma_sample, matching_sample, solution_sample
+
+    ids = [f"x{i}" for i in range(10)]
+    dilemmas = pd.DataFrame({"dilemma_id": ids, "dilemma": [f"D {i}" for i in range(10)],
+                             "valid": [True] * 9 + [False]})
+    sections = pd.DataFrame({"dilemma_id": ids, "episode_id": "e1", "summary": "s", "section": "A: hej"})
+    d = dilemma_sample(dilemmas, sections, annotators=2, per_annotator=3, seed=5)
+    assert d.groupby("annotator").size().to_dict() == {"A1": 3, "A2": 3}
+    assert d["dilemma_id"].is_unique and "x9" not in set(d["dilemma_id"])  # disjoint, valid only
+    assert list(d.columns[-4:]) == ["Missing", "Mis-Un", "Hall", "Not-In"] and (d["Hall"] == "").all()
+    # more than there is: every valid dilemma once
+    assert len(dilemma_sample(dilemmas, sections, annotators=2, per_annotator=150, seed=5)) == 9
+    panel = pd.DataFrame({"dilemma_id": ids, "valid": True, "n_raw": 3, "n_solutions": 2,
+                          "raw": '{"solutions": []}', "solutions": "[]"})
+    s = solution_sample(dilemmas, sections, panel, n=4, seed=5)
+    assert len(s) == 4 and {"first_pass_output", "final_solutions"} <= set(s.columns)
+    # matching: 3 candidate solutions, one matched; 2 reference solutions
+    m = pd.DataFrame({"dilemma_id": "x1", "solution_cand": [0, 0, 1, 1, 2, 2], "solution_ref": [0, 1] * 3,
+                      "action_cand": ["a", "a", "b", "b", "c", "c"], "stance_cand": "advised",
+                      "action_ref": ["r0", "r1"] * 3, "stance_ref": "advised", "match": [0, 1, 0, 0, 0, 0]})
+    out = matching_sample({"m_vs_panel": m}, per_class=1, seed=5)
+    assert sorted(out["system_matched"]) == [0, 1] and out["pair_id"].is_unique
+    hit = out[out["system_matched"] == 1].iloc[0]
+    assert hit["action_cand"] == "a" and json.loads(hit["matched_to"]) == ["r1"]
+    assert [r["action"] for r in json.loads(hit["reference_solutions"])] == ["r0", "r1"]

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 # downstream of the matching tables: their gather, the agreement tables and the figures made from them
 AFTER_MATCHING = {"monopolet_gather", "monopolet_agreement", "monopolet_plot_figure5", "monopolet_plot_figure8",
-                  "all"}
+                  "monopolet_annotation_samples", "all"}
 
 
 def _override(tmp_path: Path, monopolet: dict) -> str:
