@@ -81,14 +81,19 @@ def figure9(grid: pd.DataFrame, out: str) -> None:
     """Appendix D Figure 9: EAA over intersection ratio (x) and same-stance ratio (y), one panel
     per number of candidate solutions (r_cand)."""
     lengths = sorted(grid["r_cand"].unique())
-    fig, axes = plt.subplots(1, len(lengths), figsize=(2.6 * len(lengths), 2.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(lengths), figsize=(2.4 * len(lengths) + 1, 3.0), squeeze=False,
+                             sharey=True, constrained_layout=True)
     for ax, r in zip(axes[0], lengths):
         mat = grid[grid["r_cand"] == r].pivot(index="same_stance_ratio", columns="intersection_ratio", values="EAA")
         xs, ys = mat.columns.to_numpy(float), mat.index.to_numpy(float)
+        hx = (xs[1] - xs[0]) / 2 if len(xs) > 1 else 0.5
+        hy = (ys[1] - ys[0]) / 2 if len(ys) > 1 else 0.5
+        # cells centred on the grid points
         im = ax.imshow(mat.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
-                       extent=(xs.min(), xs.max(), ys.min(), ys.max()))
+                       extent=(xs.min() - hx, xs.max() + hx, ys.min() - hy, ys.max() + hy))
+        ax.set_xticks([0, 0.5, 1])
         ax.set_title(f"r_cand = {r}", fontsize=9)
-        ax.set_xlabel("intersection ratio")
+        ax.set_xlabel("intersection ratio", fontsize=8)
     axes[0][0].set_ylabel("same stance ratio")
     fig.colorbar(im, ax=axes[0].tolist(), label="EAA")
     fig.savefig(out, dpi=120)
