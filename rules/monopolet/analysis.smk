@@ -130,7 +130,7 @@ rule monopolet_audio_quality:
 
 
 rule monopolet_annotation_agreement:
-    """Appendix A validation: Cohen's kappa and precision/recall (Table 2), matching error rate (A.4)."""
+    """Appendix A validation: Cohen's kappa and precision/recall (Table 2), dilemma issues (Table 3), matching error rate (A.4)."""
     input:
         monopolet_annotation_inputs,
     output:
@@ -150,6 +150,7 @@ rule monopolet_annotation_agreement:
     params:
         mapping=conf("monopolet.annotations.mapping"),
         matching=conf("monopolet.annotations.matching"),
+        dilemmas=conf("monopolet.annotations.dilemmas"),
     script:
         "../../scripts/monopolet/annotation_agreement.py"
 

@@ -149,7 +149,11 @@ def monopolet_annotation(kind):
 
 
 def monopolet_annotation_inputs(wildcards):
-    return monopolet_annotation("mapping") + monopolet_annotation("matching")
+    return (
+        monopolet_annotation("mapping")
+        + monopolet_annotation("matching")
+        + monopolet_annotation("dilemmas")
+    )
 
 
 wildcard_constraints:

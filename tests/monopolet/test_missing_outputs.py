@@ -81,3 +81,22 @@ def test_annotation_samples_have_the_papers_layout():
     hit = out[out["system_matched"] == 1].iloc[0]
     assert hit["action_cand"] == "a" and json.loads(hit["matched_to"]) == ["r1"]
     assert [r["action"] for r in json.loads(hit["reference_solutions"])] == ["r0", "r1"]
+
+
+def test_table3_counts_issue_types_of_the_filled_sample(tmp_path):
+    import pandas as pd
+
+    from cultalign.core.inputs import InputError
+    from cultalign.monopolet.annotation import annotation_table
+
+    f = tmp_path / "dilemmas_filled.tsv"
+    pd.DataFrame({"item": ["d0", "d1", "d2", "d3"], "annotator": ["A1", "A1", "A2", "A2"],
+                  "Missing": ["1", "", "0", "1"], "Mis-Un": ["", "1", "", ""], "Hall": ["", "", "", "1"],
+                  "Not-In": ["", "", "", ""]}).to_csv(f, sep="\t", index=False)
+    t = annotation_table(None, None, str(f))
+    v = {(q, c): x for q, c, x in zip(t["quantity"], t["class"], t["value"])}
+    assert v[("count", "Missing")] == 2 and v[("count", "Mis-Un")] == 1 and v[("count", "Not-In")] == 0
+    assert v[("count", "any")] == 3 and v[("share", "any")] == 0.75 and v[("dilemmas", "")] == 4
+    f.write_text(f.read_text().replace("d1\tA1\t\t1", "d1\tA1\t\tyes"))
+    with pytest.raises(InputError, match="Mis-Un"):
+        annotation_table(None, None, str(f))
