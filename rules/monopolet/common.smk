@@ -5,6 +5,9 @@
 # Figures 5-8, Table 1 and claims.  Config shortcuts, input functions and
 # target lists; no rules.  The manifest is read here, while the Snakefile is
 # parsed: its episodes are the {episode} wildcard values.
+from cultalign.monopolet.answers import (
+    answer_temperature as monopolet_answer_temperature,
+)
 from cultalign.monopolet.episodes import load_manifest as monopolet_load_manifest
 
 MONOPOLET = config["monopolet"]
@@ -85,6 +88,19 @@ def monopolet_extraction_weights(wildcards):
 
 def monopolet_judge_weights(wildcards):
     return model_dir(MONOPOLET_JUDGE_MODEL)
+
+
+def monopolet_answer_settings(wildcards):
+    """Param: the decoding of answer model {model}, narrow (another model's temperature does not
+    rerun it): max_new_tokens and its temperature (temperature_by_model, else the global one;
+    null = the serving stack's default, cultalign.monopolet.answers.answer_setup)."""
+    a = MONOPOLET["answers"]
+    return canonical(
+        {
+            "max_new_tokens": a["max_new_tokens"],
+            "temperature": monopolet_answer_temperature(a, wildcards.model),
+        }
+    )
 
 
 def monopolet_episode_files(pattern):

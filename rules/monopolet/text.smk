@@ -107,7 +107,7 @@ rule monopolet_answers:
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
-        answers=conf("monopolet.answers"),
+        answers=monopolet_answer_settings,
         seed=conf("seed"),
         n_shards=conf("monopolet.shards"),
     script:

@@ -40,6 +40,16 @@ def test_restating_a_default_plans_nothing(small_run, tmp_path):
     assert jobs == []
 
 
+def test_answer_temperature_param_is_per_model(small_run, tmp_path):
+    # another model's temperature leaves this model's answers alone; its own reruns them
+    other = planned_jobs(small_run, "--configfile", SMALL_CONFIG,
+                         _override(tmp_path, {"answers": {"temperature_by_model": {"other-model": 0.5}}}))
+    assert "monopolet_answers" not in rules_of(other)
+    own = planned_jobs(small_run, "--configfile", SMALL_CONFIG,
+                       _override(tmp_path, {"answers": {"temperature_by_model": {"smollm2-135m-instruct": 0.5}}}))
+    assert rules_of(own, PARAMS_CHANGED) == {"monopolet_answers"}
+
+
 # module -> (rules whose scripts import it: params changed, every rule that would run)
 MODULE_EDITS = {
     # agreement (SAA/EAA) imports it; Figure 8 too, but it reruns anyway as its input is remade
