@@ -282,13 +282,17 @@ def model_package(wildcards):
 
 def hub_folders():
     """{folder name under resources/models: {hub_id, revision}} that rule download_model_hub
-    makes: `models` with source hub, and the sentence-embedding model (monopolet.embeddings)
-    when it names a hub_id."""
+    makes: `models` with source hub, and the sentence encoders (monopolet.embeddings,
+    monopolet.topics.encoder) when they name a hub_id."""
     out = {n: m for n, m in MODELS.items() if m.get("source") == "hub"}
-    emb = config.get("monopolet", {}).get("embeddings") or {}
-    path = emb.get("path") or ""
-    if emb.get("hub_id") and path.startswith("resources/models/"):
-        out[path.removeprefix("resources/models/")] = emb
+    mono = config.get("monopolet", {})
+    for emb in (
+        mono.get("embeddings") or {},
+        (mono.get("topics") or {}).get("encoder") or {},
+    ):
+        path = emb.get("path") or ""
+        if emb.get("hub_id") and path.startswith("resources/models/"):
+            out[path.removeprefix("resources/models/")] = emb
     return {
         n: {"hub_id": m["hub_id"], "revision": m.get("revision")}
         for n, m in out.items()

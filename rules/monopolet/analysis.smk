@@ -55,7 +55,7 @@ rule monopolet_topics:
     """SensTopic topics of the full-form dilemmas with the local multilingual encoder."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
-        encoder=config_input("monopolet.embeddings.path"),
+        encoder=config_input("monopolet.topics.encoder.path"),
     output:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topics.tsv",
@@ -73,7 +73,7 @@ rule monopolet_topics:
         n_components=conf("monopolet.topics.n_components"),
         min_df=conf("monopolet.topics.min_df"),
         stop_words=conf("monopolet.topics.stop_words"),
-        embeddings=conf("monopolet.embeddings"),
+        encoder=conf("monopolet.topics.encoder"),
         seed=conf("seed"),
     script:
         "../../scripts/monopolet/topics.py"
@@ -130,7 +130,7 @@ rule monopolet_audio_quality:
 
 
 rule monopolet_annotation_agreement:
-    """Appendix A validation: Cohen's kappa and precision/recall (Table 2), matching error rate (A.4)."""
+    """Appendix A validation: Cohen's kappa and precision/recall (Table 2), dilemma issues (Table 3), matching error rate (A.4)."""
     input:
         monopolet_annotation_inputs,
     output:
@@ -150,6 +150,7 @@ rule monopolet_annotation_agreement:
     params:
         mapping=conf("monopolet.annotations.mapping"),
         matching=conf("monopolet.annotations.matching"),
+        dilemmas=conf("monopolet.annotations.dilemmas"),
     script:
         "../../scripts/monopolet/annotation_agreement.py"
 
@@ -250,3 +251,83 @@ rule monopolet_plot_figure8:
         runtime=attempt_scaled(5),
     script:
         "../../scripts/monopolet/figure8.py"
+
+
+rule monopolet_eaa_grid:
+    """Appendix D Figure 9: EAA over intersection ratio, stance agreement and output length (the paper's grid)."""
+    output:
+        figure=report(
+            "results/monopolet/figures/figure9_eaa_grid.png",
+            caption="../../report/monopolet/figure9.rst",
+            category="Monopolet",
+        ),
+        table="results/monopolet/tables/eaa_grid.tsv",
+    log:
+        "logs/monopolet/eaa_grid.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        grid=conf("monopolet.eaa_grid"),
+    script:
+        "../../scripts/monopolet/eaa_grid.py"
+
+
+rule monopolet_topic_map:
+    """Figure 3: t-SNE map of the dilemmas' topic proportions and the topic distribution."""
+    input:
+        doc_topics="results/monopolet/topics/doc_topics.tsv",
+        topics="results/monopolet/topics/topics.tsv",
+    output:
+        figure=report(
+            "results/monopolet/figures/figure3_topic_map.png",
+            caption="../../report/monopolet/figure3.rst",
+            category="Monopolet",
+        ),
+        table="results/monopolet/topics/topic_map.tsv",
+    log:
+        "logs/monopolet/topic_map.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        perplexity=conf("monopolet.topics.tsne_perplexity"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/topic_map.py"
+
+
+rule monopolet_annotation_samples:
+    """Appendix A annotation samples (A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
+    input:
+        dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
+        sections="results/monopolet/sections/sections.tsv",
+        panel="results/monopolet/solutions/panel.tsv",
+        matchings=monopolet_matchings,
+    output:
+        dilemmas=report(
+            "results/monopolet/annotation/dilemmas_sample.tsv",
+            caption="../../report/monopolet/annotation_samples.rst",
+            category="Monopolet",
+        ),
+        solutions="results/monopolet/annotation/solutions_sample.tsv",
+        matching="results/monopolet/annotation/matching_sample.tsv",
+    log:
+        "logs/monopolet/annotation_samples.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        samples=conf("monopolet.annotation_samples"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/annotation_samples.py"

@@ -5,6 +5,9 @@
 # Figures 5-8, Table 1 and claims.  Config shortcuts, input functions and
 # target lists; no rules.  The manifest is read here, while the Snakefile is
 # parsed: its episodes are the {episode} wildcard values.
+from cultalign.monopolet.answers import (
+    answer_temperature as monopolet_answer_temperature,
+)
 from cultalign.monopolet.episodes import load_manifest as monopolet_load_manifest
 
 MONOPOLET = config["monopolet"]
@@ -30,6 +33,7 @@ MONOPOLET_WHISPER_DIR = (
 # the model of each role (model names are checked against `models:` with the
 # config, schema mark x-model-ref)
 MONOPOLET_MAPPING_MODEL = MONOPOLET["mapping"]["model"]
+MONOPOLET_DILEMMA_MODEL = MONOPOLET["dilemma"]["model"]
 MONOPOLET_EXTRACTION_MODEL = MONOPOLET["extraction"]["model"]
 MONOPOLET_JUDGE_MODEL = MONOPOLET["judge"]["model"]
 
@@ -74,12 +78,29 @@ def monopolet_mapping_weights(wildcards):
     return model_dir(MONOPOLET_MAPPING_MODEL)
 
 
+def monopolet_dilemma_weights(wildcards):
+    return model_dir(MONOPOLET_DILEMMA_MODEL)
+
+
 def monopolet_extraction_weights(wildcards):
     return model_dir(MONOPOLET_EXTRACTION_MODEL)
 
 
 def monopolet_judge_weights(wildcards):
     return model_dir(MONOPOLET_JUDGE_MODEL)
+
+
+def monopolet_answer_settings(wildcards):
+    """Param: the decoding of answer model {model}, narrow (another model's temperature does not
+    rerun it): max_new_tokens and its temperature (temperature_by_model, else the global one;
+    null = the serving stack's default, cultalign.monopolet.answers.answer_setup)."""
+    a = MONOPOLET["answers"]
+    return canonical(
+        {
+            "max_new_tokens": a["max_new_tokens"],
+            "temperature": monopolet_answer_temperature(a, wildcards.model),
+        }
+    )
 
 
 def monopolet_episode_files(pattern):
@@ -144,7 +165,11 @@ def monopolet_annotation(kind):
 
 
 def monopolet_annotation_inputs(wildcards):
-    return monopolet_annotation("mapping") + monopolet_annotation("matching")
+    return (
+        monopolet_annotation("mapping")
+        + monopolet_annotation("matching")
+        + monopolet_annotation("dilemmas")
+    )
 
 
 wildcard_constraints:

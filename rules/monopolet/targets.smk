@@ -2,6 +2,16 @@
 # final targets (rule all).
 
 
+rule monopolet_figure3:
+    """Paper Figure 3: topic map of the dilemmas and the topic distribution."""
+    input:
+        "results/monopolet/figures/figure3_topic_map.png",
+        "results/monopolet/topics/topic_map.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
 rule monopolet_figure5:
     """Paper Figure 5: EAA, SAA and AVG per model."""
     input:
@@ -40,6 +50,27 @@ rule monopolet_figure8:
         "../../envs/stats.yaml"
 
 
+rule monopolet_figure9:
+    """Paper appendix D Figure 9: EAA over the intersection ratio, stance agreement and output length."""
+    input:
+        "results/monopolet/figures/figure9_eaa_grid.png",
+        "results/monopolet/tables/eaa_grid.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
+rule monopolet_annotation_samples_export:
+    """Paper appendix A: the samples annotators label (A.2 Table 3, A.3 Table 4, A.4)."""
+    input:
+        "results/monopolet/annotation/dilemmas_sample.tsv",
+        "results/monopolet/annotation/solutions_sample.tsv",
+        "results/monopolet/annotation/matching_sample.tsv",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+
+
 rule monopolet_table1:
     """Paper Table 1: dataset statistics."""
     input:
@@ -59,12 +90,15 @@ rule monopolet_validation:
 
 
 STUDY_TARGETS["monopolet"] = [
+    "results/monopolet/figures/figure3_topic_map.png",
     "results/monopolet/figures/figure5_agreement.png",
     "results/monopolet/figures/figure6_word_counts.png",
     "results/monopolet/figures/figure7_response_stats.png",
     "results/monopolet/figures/figure8_topic_scores.png",
+    "results/monopolet/figures/figure9_eaa_grid.png",
     "results/monopolet/tables/dataset_stats.tsv",
     "results/monopolet/tables/agreement.tsv",
     "results/monopolet/tables/annotation_agreement.tsv",
+    "results/monopolet/annotation/dilemmas_sample.tsv",
     "results/monopolet/tables/audio_quality.tsv",
 ]

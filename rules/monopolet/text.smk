@@ -28,6 +28,9 @@ rule monopolet_sections:
         llm=llm_of(MONOPOLET_MAPPING_MODEL),
         yes_threshold=conf("monopolet.mapping.yes_threshold"),
         fallback=conf("monopolet.mapping.fallback"),
+        check=conf("monopolet.mapping.check"),
+        max_new_tokens=conf("monopolet.mapping.max_new_tokens"),
+        temperature=conf("monopolet.mapping.temperature"),
         prize=conf("monopolet.prize"),
         chunk_sentences=conf("monopolet.chunk_sentences"),
         embeddings=conf("monopolet.embeddings"),
@@ -59,7 +62,7 @@ rule monopolet_dilemmas:
     """Full-form dilemma from each section (structured output)."""
     input:
         sections="results/monopolet/sections/sections.tsv",
-        weights=monopolet_extraction_weights,
+        weights=monopolet_dilemma_weights,
     output:
         "results/monopolet/dilemmas/shards/dilemmas/{shard}.tsv",
     log:
@@ -67,14 +70,14 @@ rule monopolet_dilemmas:
     benchmark:
         "benchmarks/monopolet/dilemmas/{shard}.tsv"
     conda:
-        env_of_model(MONOPOLET_EXTRACTION_MODEL)
+        env_of_model(MONOPOLET_DILEMMA_MODEL)
     threads: config["resources"]["cpus"]
     resources:
-        mem_mb=mem_of_model(MONOPOLET_EXTRACTION_MODEL),
+        mem_mb=mem_of_model(MONOPOLET_DILEMMA_MODEL),
         runtime=model_runtime,
-        gpu=gpu_of_model(MONOPOLET_EXTRACTION_MODEL),
+        gpu=gpu_of_model(MONOPOLET_DILEMMA_MODEL),
     params:
-        llm=llm_of(MONOPOLET_EXTRACTION_MODEL),
+        llm=llm_of(MONOPOLET_DILEMMA_MODEL),
         temperature=conf("monopolet.extraction.temperature"),
         max_new_tokens=conf("monopolet.extraction.max_new_tokens"),
         max_dilemma_chars=conf("monopolet.extraction.max_dilemma_chars"),
@@ -104,7 +107,7 @@ rule monopolet_answers:
         gpu=model_gpu,
     params:
         llm=llm_of_wildcard,
-        answers=conf("monopolet.answers"),
+        answers=monopolet_answer_settings,
         seed=conf("seed"),
         n_shards=conf("monopolet.shards"),
     script:

@@ -5,7 +5,7 @@ from cultalign.monopolet.topics import dilemma_topics
 
 job = Job(snakemake)
 p = job.params
-encoder = load_embeddings(p.embeddings)
+encoder = load_embeddings(p.encoder)
 doc_topics, topics, n_docs = dilemma_topics(read_tsv(job.input.dilemmas, empty_as_na=True), encoder, p.n_components,
                                             p.min_df, p.stop_words, job.seed)
 provenance = {"seed": job.seed, "counts": {"documents": n_docs, "topics": len(topics)},

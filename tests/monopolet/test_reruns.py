@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow
 
 # downstream of the matching tables: their gather, the agreement tables and the figures made from them
 AFTER_MATCHING = {"monopolet_gather", "monopolet_agreement", "monopolet_plot_figure5", "monopolet_plot_figure8",
-                  "all"}
+                  "monopolet_annotation_samples", "all"}
 
 
 def _override(tmp_path: Path, monopolet: dict) -> str:
@@ -40,16 +40,28 @@ def test_restating_a_default_plans_nothing(small_run, tmp_path):
     assert jobs == []
 
 
+def test_answer_temperature_param_is_per_model(small_run, tmp_path):
+    # another model's temperature leaves this model's answers alone; its own reruns them
+    other = planned_jobs(small_run, "--configfile", SMALL_CONFIG,
+                         _override(tmp_path, {"answers": {"temperature_by_model": {"other-model": 0.5}}}))
+    assert "monopolet_answers" not in rules_of(other)
+    own = planned_jobs(small_run, "--configfile", SMALL_CONFIG,
+                       _override(tmp_path, {"answers": {"temperature_by_model": {"smollm2-135m-instruct": 0.5}}}))
+    assert rules_of(own, PARAMS_CHANGED) == {"monopolet_answers"}
+
+
 # module -> (rules whose scripts import it: params changed, every rule that would run)
 MODULE_EDITS = {
     # agreement (SAA/EAA) imports it; Figure 8 too, but it reruns anyway as its input is remade
-    "metrics.py": ({"monopolet_agreement"},
-                   {"monopolet_agreement", "monopolet_plot_figure5", "monopolet_plot_figure8", "all"}),
+    # (and the EAA grid of Figure 9)
+    "metrics.py": ({"monopolet_agreement", "monopolet_eaa_grid"},
+                   {"monopolet_agreement", "monopolet_eaa_grid", "monopolet_plot_figure5", "monopolet_plot_figure8",
+                    "all"}),
     # every figure, nothing upstream of them
     "figures.py": ({"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8"},
+                    "monopolet_plot_figure8", "monopolet_eaa_grid", "monopolet_topic_map"},
                    {"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
-                    "monopolet_plot_figure8", "all"}),
+                    "monopolet_plot_figure8", "monopolet_eaa_grid", "monopolet_topic_map", "all"}),
 }
 
 

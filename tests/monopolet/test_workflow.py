@@ -13,8 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
-TARGETS = ["monopolet_figure5", "monopolet_figure6", "monopolet_figure7", "monopolet_figure8",
-           "monopolet_table1", "monopolet_validation", "results/monopolet/tables/audio_quality.tsv"]
+TARGETS = ["monopolet_figure3", "monopolet_figure5", "monopolet_figure6", "monopolet_figure7", "monopolet_figure8",
+           "monopolet_figure9", "monopolet_table1", "monopolet_validation", "monopolet_annotation_samples_export",
+           "results/monopolet/tables/audio_quality.tsv"]
 DEMO_MANIFEST = ROOT / "resources" / "demo" / "monopolet" / "manifest.json"
 
 pytestmark = pytest.mark.slow
@@ -42,7 +43,8 @@ def test_monopolet_dry_run_embedded_builds_every_stage():
                  "monopolet_diarize", "monopolet_speaker_transcript", "monopolet_sections", "monopolet_dilemmas",
                  "monopolet_answers", "monopolet_solutions", "monopolet_match", "monopolet_agreement",
                  "monopolet_topics", "monopolet_response_stats", "monopolet_dataset_stats",
-                 "monopolet_annotation_agreement", "monopolet_plot_figure8"):
+                 "monopolet_annotation_agreement", "monopolet_plot_figure8", "monopolet_eaa_grid",
+                 "monopolet_topic_map", "monopolet_annotation_samples"):
         assert rule in text, rule
     assert "monopolet_whisper_convert" not in text  # paper-scale only
 

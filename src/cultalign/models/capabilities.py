@@ -167,8 +167,9 @@ def _personas_uses(config: dict) -> Iterable[ScoringUse]:
 def _monopolet_uses(config: dict) -> Iterable[ScoringUse]:
     from cultalign.monopolet.mapping import NO, YES
 
-    m = ((config.get("monopolet") or {}).get("mapping") or {}).get("model")
-    if m:
+    mapping = (config.get("monopolet") or {}).get("mapping") or {}
+    m = mapping.get("model")
+    if m and mapping.get("check", "score") == "score":  # check generate scores nothing
         yield ScoringUse("monopolet_sections", "monopolet.mapping.model", m, (YES, NO))
 
 

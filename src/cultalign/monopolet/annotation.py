@@ -4,6 +4,10 @@
   M / NM); items both annotators labelled give Cohen's kappa; the system is
   scored against annotator_1 (annotator_2 where annotator_1 is empty).
 * matching (A.4): TSV with pair_id, annotator, issue (0/1): the error rate.
+* dilemmas (A.2, Table 3): the filled export of rule monopolet_annotation_samples
+  (item, annotator, Missing, Mis-Un, Hall, Not-In; 1 / 0, empty = 0): per issue
+  type the number and share of annotated dilemmas, and any issue (the paper: 74
+  of 300, 24%).
 Output rows: (table, quantity, class, value).
 """
 
@@ -55,12 +59,35 @@ def matching_errors(path: str | Path) -> pd.DataFrame:
                          ("matching", "pairs", "", n)], columns=["table", "quantity", "class", "value"])
 
 
-def annotation_table(mapping: str | Path | None, matching: str | Path | None) -> pd.DataFrame:
+def dilemma_issues(path: str | Path) -> pd.DataFrame:
+    from .annotation_samples import DILEMMA_ISSUES
+
+    df = _read(path, ["item", "annotator", *DILEMMA_ISSUES])
+    for c in DILEMMA_ISSUES:
+        bad = df[~df[c].isin(["", "0", "1"])]
+        if len(bad):
+            raise row_error(df, int(bad.index[0]), c, f"expected 1, 0 or empty, got {bad[c].iloc[0]!r}")
+    flags = df[DILEMMA_ISSUES].replace("", "0").astype(int)
+    n = len(df)
+    rows = [("dilemma_issues", "dilemmas", "", n)]
+    for c in DILEMMA_ISSUES:
+        k = int(flags[c].sum())
+        rows += [("dilemma_issues", "count", c, k), ("dilemma_issues", "share", c, k / n if n else float("nan"))]
+    anyk = int((flags.sum(axis=1) > 0).sum())
+    rows += [("dilemma_issues", "count", "any", anyk),
+             ("dilemma_issues", "share", "any", anyk / n if n else float("nan"))]
+    return pd.DataFrame(rows, columns=["table", "quantity", "class", "value"])
+
+
+def annotation_table(mapping: str | Path | None, matching: str | Path | None,
+                     dilemmas: str | Path | None = None) -> pd.DataFrame:
     """The validation rows of the given annotation files (none given: an empty table)."""
     parts = []
     if mapping:
         parts.append(mapping_agreement(mapping))
     if matching:
         parts.append(matching_errors(matching))
+    if dilemmas:
+        parts.append(dilemma_issues(dilemmas))
     cols = ["table", "quantity", "class", "value"]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)

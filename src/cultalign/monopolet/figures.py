@@ -75,3 +75,48 @@ def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)
+
+
+def figure9(grid: pd.DataFrame, out: str) -> None:
+    """Appendix D Figure 9: EAA over intersection ratio (x) and same-stance ratio (y), one panel
+    per number of candidate solutions (r_cand)."""
+    lengths = sorted(grid["r_cand"].unique())
+    fig, axes = plt.subplots(1, len(lengths), figsize=(2.4 * len(lengths) + 1, 3.0), squeeze=False,
+                             sharey=True, constrained_layout=True)
+    for ax, r in zip(axes[0], lengths):
+        mat = grid[grid["r_cand"] == r].pivot(index="same_stance_ratio", columns="intersection_ratio", values="EAA")
+        xs, ys = mat.columns.to_numpy(float), mat.index.to_numpy(float)
+        hx = (xs[1] - xs[0]) / 2 if len(xs) > 1 else 0.5
+        hy = (ys[1] - ys[0]) / 2 if len(ys) > 1 else 0.5
+        # cells centred on the grid points
+        im = ax.imshow(mat.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
+                       extent=(xs.min() - hx, xs.max() + hx, ys.min() - hy, ys.max() + hy))
+        ax.set_xticks([0, 0.5, 1])
+        ax.set_title(f"r_cand = {r}", fontsize=9)
+        ax.set_xlabel("intersection ratio", fontsize=8)
+    axes[0][0].set_ylabel("same stance ratio")
+    fig.colorbar(im, ax=axes[0].tolist(), label="EAA")
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
+    """Figure 3: the dilemmas placed by t-SNE of their topic proportions, coloured by dominant
+    topic (left), and the number of dilemmas per dominant topic (right)."""
+    names = dict(zip(topics["topic"].astype(str), topics["name"]))
+    order = [str(t) for t in topics["topic"]]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4), gridspec_kw={"width_ratios": [3, 2]})
+    cmap = plt.get_cmap("tab20")
+    for k, t in enumerate(order):
+        sub = positions[positions["topic"].astype(str) == t]
+        left.scatter(sub["x"], sub["y"], s=14, color=cmap(k % 20), label=names.get(t, t))
+    left.set_xticks([])
+    left.set_yticks([])
+    left.set_title("Dilemmas by topic (t-SNE of topic proportions)", fontsize=9)
+    counts = positions["topic"].astype(str).value_counts().reindex(order, fill_value=0)
+    right.barh([names.get(t, t) for t in order], counts.to_numpy(), color=[cmap(k % 20) for k in range(len(order))])
+    right.invert_yaxis()
+    right.set_xlabel("dilemmas (dominant topic)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)

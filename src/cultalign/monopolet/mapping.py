@@ -4,7 +4,12 @@ introduces it, then cut the transcript into one section per dilemma.
 1. Chunks inside the prize segment are excluded.
 2. Embedding similarity (summary as query, chunk as passage) proposes the
    most similar chunk.
-3. An LLM re-checks it (P("Ja") of a yes/no question, option scoring).
+3. An LLM re-checks it: ``check: score`` takes P("Ja") of the yes/no question
+   by option scoring; ``check: generate`` lets the model answer in its own
+   chat format (a reasoning model such as gpt-oss thinks in its analysis
+   channel first) and reads Ja / Nej from the final answer (P = 1 / 0; an
+   answer with neither, e.g. reasoning cut off by ``max_new_tokens``, is
+   retried, then counts as not confirmed).
 4. For summaries not confirmed, the LLM checks every chunk and the earliest
    confirmed chunk is taken; if none is confirmed, ``fallback`` decides
    (``embedding``: keep the embedding proposal, flagged; ``drop``: unmapped).
@@ -16,12 +21,13 @@ introduces it, then cut the transcript into one section per dilemma.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 
-from ..models import ScoreItem
+from ..models import ChatRequest, SamplingParams, ScoreItem
 from .prompts import render
 from .text import find_prize_start, make_chunks, sentence_table
 
@@ -35,17 +41,62 @@ class MappingSettings:
 
     yes_threshold: float
     fallback: str  # embedding | drop
+    check: str = "score"  # score | generate
+    max_new_tokens: int = 1024  # check: generate
+    temperature: float = 0.0  # check: generate
 
     @classmethod
     def from_config(cls, section) -> "MappingSettings":
         """From a mapping (the config section, or a rule's params) holding every field."""
-        return cls(**{f.name: section[f.name] for f in fields(cls)})
+        s = cls(**{f.name: section[f.name] for f in fields(cls)})
+        if s.check not in CHECKS:
+            raise ValueError(f"monopolet.mapping.check: expected one of {CHECKS}, got {s.check!r}")
+        return s
 
 
-def _p_yes(client, summary: str, chunks: list[str]) -> list[float]:
-    items = [ScoreItem.make(render("check_intro", summary=summary, chunk=c), [YES, NO], labels=[YES, NO])
-             for c in chunks]
-    return [s.probs[0] for s in client.score_options(items)] if items else []
+CHECKS = ("score", "generate")
+# the final answer of a harmony-format (gpt-oss) output: raw special tokens, or their names left
+# when the tokens are skipped in decoding ("analysis...assistantfinalJa")
+_FINAL = (re.compile(r"<\|channel\|>\s*final\s*<\|message\|>(.*?)(?:<\|(?:return|end)\|>|$)", re.S),
+          re.compile(r"assistantfinal(.*)$", re.S))
+_ANALYSIS = re.compile(r"^\s*(?:<\|channel\|>\s*)?analysis", re.S)
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def final_answer(text: str) -> str:
+    """The final answer of a model output: the final channel of a harmony-format output (a
+    reasoning model's analysis is never read as the answer), else the whole text."""
+    for pat in _FINAL:
+        hits = pat.findall(text)
+        if hits:
+            return hits[-1].strip()
+    if _ANALYSIS.match(text):
+        raise ValueError("output has reasoning (analysis channel) but no final answer (cut short?)")
+    return text.strip()
+
+
+def parse_yes_no(text: str) -> bool:
+    """Ja -> True, Nej -> False: the first word of the final answer (Danish or English)."""
+    words = _WORD.findall(final_answer(text).casefold())
+    if not words:
+        raise ValueError("empty final answer")
+    if words[0] in ("ja", "yes"):
+        return True
+    if words[0] in ("nej", "no"):
+        return False
+    raise ValueError(f"final answer does not start with Ja or Nej: {final_answer(text)[:60]!r}")
+
+
+def _p_yes(client, summary: str, chunks: list[str], settings: MappingSettings) -> list[float]:
+    prompts = [render("check_intro", summary=summary, chunk=c) for c in chunks]
+    if not prompts:
+        return []
+    if settings.check == "generate":
+        params = SamplingParams(temperature=settings.temperature, max_new_tokens=settings.max_new_tokens)
+        res = client.generate_parsed([ChatRequest.make(p, params) for p in prompts], parse_yes_no)
+        return [(1.0 if r.value else 0.0) if r.valid else float("nan") for r in res]
+    items = [ScoreItem.make(p, [YES, NO], labels=[YES, NO]) for p in prompts]
+    return [s.probs[0] for s in client.score_options(items)]
 
 
 def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: int | None, embedder, client,
@@ -62,15 +113,15 @@ def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: in
     p = embedder.passages(cand["text"].tolist())
     sims = q @ p.T
     best = sims.argmax(axis=1)
-    first_pass = [_p_yes(client, s, [cand["text"].iloc[b]])[0] for s, b in zip(summaries["summary"], best)]
+    first_pass = [_p_yes(client, s, [cand["text"].iloc[b]], settings)[0] for s, b in zip(summaries["summary"], best)]
     rows = []
     for i, (did, summary) in enumerate(zip(summaries["dilemma_id"], summaries["summary"])):
         b = int(best[i])
         row = {"dilemma_id": did, "summary": summary, "chunk": int(cand["chunk"].iloc[b]),
                "first_sentence": int(cand["first_sentence"].iloc[b]), "similarity": float(sims[i, b]),
                "p_yes": float(first_pass[i]), "method": "embedding+llm", "llm_checks": 1}
-        if not first_pass[i] >= settings.yes_threshold:  # NaN (no label in a first-token top-k): unconfirmed
-            py = _p_yes(client, summary, cand["text"].tolist())
+        if not first_pass[i] >= settings.yes_threshold:  # NaN (no label / no final answer): unconfirmed
+            py = _p_yes(client, summary, cand["text"].tolist(), settings)
             row["llm_checks"] += len(py)
             hits = [k for k, v in enumerate(py) if v >= settings.yes_threshold]
             if hits:
@@ -135,7 +186,8 @@ def episode_sections(transcript: pd.DataFrame, summaries: pd.DataFrame, episode_
     mapping = map_summaries(summaries, chunks, prize, embedder, client, settings)
     sections = cut_sections(mapping, sentences, prize, episode_id)
     sections["valid"] = sections["status"] == "ok"
-    sections["scoring"] = client.scoring  # how the LLM check scored Ja/Nej (models.<m>.scoring)
+    # how the LLM check decided Ja/Nej: generated answer, or the scoring strategy (models.<m>.scoring)
+    sections["scoring"] = "generate" if settings.check == "generate" else client.scoring
     chunks["in_prize_segment"] = chunks["last_sentence"] >= (prize if prize is not None else len(sentences))
     counts = {"sentences": len(sentences), "chunks": len(chunks), "prize_found": int(prize is not None),
               "valid": int(sections["valid"].sum()), "invalid": int((~sections["valid"]).sum())}

@@ -85,3 +85,32 @@ def weighted_topic_scores(doc_topic: pd.DataFrame, per_dilemma: pd.DataFrame, me
             val = float(np.average(ok[metric], weights=w)) if w.sum() > 0 else np.nan
             rows.append({"comparison": comp, "topic": t, metric: val, "weight_sum": float(w.sum())})
     return pd.DataFrame(rows, columns=["comparison", "topic", metric, "weight_sum"])
+
+
+def eaa_grid(output_lengths: list[int], steps: int) -> pd.DataFrame:
+    """Appendix D (Figure 9): EAA of one dilemma over a grid of the candidate's number of solutions
+    (r_cand), the intersection ratio (share of candidate solutions matched) and the same-stance
+    ratio among matched pairs.  Each grid point is a constructed matching (r_cand candidate and
+    r_cand reference solutions, round(ratio * r_cand) matched, round(stance * matched) of them with
+    the same stance) scored by ``agreement_per_dilemma``, the function the study uses."""
+    if steps < 2:
+        raise ValueError(f"monopolet.eaa_grid.steps: need at least 2 grid steps, got {steps}")
+    bad = [r for r in output_lengths if int(r) < 1]
+    if bad:
+        raise ValueError(f"monopolet.eaa_grid.output_lengths: lengths must be >= 1, got {bad}")
+    ratios = np.linspace(0.0, 1.0, steps)
+    rows = []
+    for r in output_lengths:
+        r = int(r)
+        for ir in ratios:
+            k = int(round(ir * r))
+            for st in ratios:
+                a = int(round(st * k))
+                pairs = pd.DataFrame({"dilemma_id": "d", "match": 1, "stance_cand": ["advised"] * k,
+                                      "stance_ref": ["advised"] * a + ["not_advised"] * (k - a)})
+                n = pd.Series({"d": r})
+                m = agreement_per_dilemma(pairs, n, n).iloc[0]
+                rows.append({"r_cand": r, "intersection_ratio": round(float(ir), 6),
+                             "same_stance_ratio": round(float(st), 6), "n_matched": k,
+                             "agree": int(m["agree"]), "EAA": m["EAA"], "SAA": m["SAA"]})
+    return pd.DataFrame(rows)

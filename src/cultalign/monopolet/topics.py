@@ -49,3 +49,30 @@ def dilemma_topics(dilemmas: pd.DataFrame, encoder, n_components: int | str, min
     dt = pd.DataFrame(doc_topic, columns=[f"topic_{k}" for k in range(doc_topic.shape[1])])
     dt.insert(0, "dilemma_id", d["dilemma_id"])
     return dt, topics, len(d)
+
+
+def topic_map(doc_topics: pd.DataFrame, seed: int, perplexity: float) -> pd.DataFrame:
+    """Figure 3: document positions from the document-topic proportions by t-SNE (as in the
+    paper), with each document's dominant topic.  Proportions: the weights clipped at 0 and
+    divided by their row sum (a row without positive weight is spread evenly).  t-SNE needs a
+    perplexity below the number of documents: it is capped at (n - 1) / 3 (at least 1); a
+    single document sits at the origin (``layout`` records which)."""
+    from sklearn.manifold import TSNE
+
+    cols = [c for c in doc_topics.columns if c.startswith("topic_")]
+    if not cols:
+        raise ValueError("doc_topics: no topic_<k> columns (the topics table of rule monopolet_topics)")
+    w = doc_topics[cols].to_numpy(dtype=float).clip(min=0)
+    sums = w.sum(axis=1, keepdims=True)
+    prop = np.where(sums > 0, w / np.where(sums > 0, sums, 1), 1.0 / len(cols))
+    n = len(prop)
+    out = pd.DataFrame({"dilemma_id": doc_topics["dilemma_id"].to_numpy(),
+                        "topic": [cols[k].removeprefix("topic_") for k in prop.argmax(axis=1)] if n else []})
+    if n < 2:
+        out["x"], out["y"], out["layout"] = 0.0, 0.0, "single document"
+        return out
+    p = min(float(perplexity), max(1.0, (n - 1) / 3))
+    init = "pca" if min(n, len(cols)) >= 2 else "random"
+    xy = TSNE(n_components=2, perplexity=p, init=init, random_state=seed).fit_transform(prop)
+    out["x"], out["y"], out["layout"] = xy[:, 0], xy[:, 1], f"tsne perplexity {p:g}"
+    return out

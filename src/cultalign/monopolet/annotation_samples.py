@@ -1,0 +1,94 @@
+"""Samples for the validation annotations of appendix A, exported for annotators (label columns
+left empty; a filled file is what ``monopolet.annotations`` points at).
+
+* A.2 (Table 3): full-form dilemmas with their transcript sections, ``dilemmas_per_annotator``
+  for each of ``annotators`` annotators, disjoint (the paper: 2 x 150); issue columns Missing,
+  Mis-Un, Hall, Not-In (1 = the issue is present).
+* A.3 (Table 4): ``solution_dilemmas`` dilemmas (the paper: 99) with the panel's solutions before
+  the post-processing pass (the first pass's raw output) and after it.
+* A.4 (matching error rate): per dilemma and comparison, up to ``matching_per_class`` candidate
+  solutions the system matched to some reference solution and as many it did not (the paper: 4
+  and 4), each with the reference solutions; column ``issue`` (the layout of
+  ``monopolet.annotations.matching`` once ``annotator`` is set).
+
+Samples are drawn with a seeded generator; asking for more than there is takes everything and
+is counted, never an error."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+DILEMMA_ISSUES = ["Missing", "Mis-Un", "Hall", "Not-In"]
+
+
+def _pick(df: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
+    if len(df) <= n:
+        return df
+    return df.iloc[np.sort(rng.choice(len(df), size=n, replace=False))]
+
+
+def dilemma_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, annotators: int, per_annotator: int,
+                   seed: int) -> pd.DataFrame:
+    """A.2: disjoint samples of valid dilemmas, one per annotator, with their sections."""
+    d = dilemmas[dilemmas["valid"].astype(bool)][["dilemma_id", "dilemma"]]
+    d = d.merge(sections[["dilemma_id", "episode_id", "summary", "section"]], on="dilemma_id", how="left")
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(d))
+    rows = []
+    for a in range(annotators):
+        part = d.iloc[order[a * per_annotator:(a + 1) * per_annotator]]
+        rows.append(part.assign(annotator=f"A{a + 1}"))
+    out = pd.concat(rows, ignore_index=True) if rows else d.head(0).assign(annotator="")
+    out.insert(0, "item", [f"d{i:04d}" for i in range(len(out))])
+    for c in DILEMMA_ISSUES:
+        out[c] = ""
+    return out[["item", "annotator", "dilemma_id", "episode_id", "summary", "dilemma", "section", *DILEMMA_ISSUES]]
+
+
+def solution_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, panel: pd.DataFrame, n: int,
+                    seed: int) -> pd.DataFrame:
+    """A.3: dilemmas with the panel's solutions before (first-pass output) and after post-processing."""
+    p = panel[panel["valid"].astype(bool)][["dilemma_id", "n_raw", "n_solutions", "raw", "solutions"]]
+    p = p.merge(dilemmas[["dilemma_id", "dilemma"]], on="dilemma_id").merge(
+        sections[["dilemma_id", "section"]], on="dilemma_id", how="left")
+    out = _pick(p.reset_index(drop=True), n, np.random.default_rng(seed)).rename(
+        columns={"raw": "first_pass_output", "solutions": "final_solutions"})
+    out.insert(0, "item", [f"s{i:04d}" for i in range(len(out))])
+    out["issues"] = ""
+    return out[["item", "dilemma_id", "dilemma", "section", "n_raw", "first_pass_output", "n_solutions",
+                "final_solutions", "issues"]]
+
+
+def matching_sample(matchings: dict[str, pd.DataFrame], per_class: int, seed: int) -> pd.DataFrame:
+    """A.4: per comparison and dilemma, up to ``per_class`` matched and unmatched candidate solutions."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for comparison in sorted(matchings):
+        m = matchings[comparison]
+        if m.empty:
+            continue
+        m = m.assign(match=m["match"].astype(int))
+        uniq = m.drop_duplicates(["dilemma_id", "solution_ref"])
+        refs = {d: json.dumps([{"action": a, "stance": s} for a, s in zip(g["action_ref"], g["stance_ref"])],
+                              ensure_ascii=False) for d, g in uniq.groupby("dilemma_id")}
+        cand = (m.groupby(["dilemma_id", "solution_cand"], as_index=False)
+                .agg(action_cand=("action_cand", "first"), stance_cand=("stance_cand", "first"),
+                     system_matched=("match", "max")))
+        hits = m[m["match"] == 1].groupby(["dilemma_id", "solution_cand"])["action_ref"].agg(
+            lambda s: json.dumps(list(s), ensure_ascii=False))
+        cand["matched_to"] = [hits.get((d, k), "[]") for d, k in zip(cand["dilemma_id"], cand["solution_cand"])]
+        for did, g in cand.groupby("dilemma_id", sort=True):
+            for flag in (1, 0):
+                pick = _pick(g[g["system_matched"] == flag], per_class, rng)
+                rows.append(pick.assign(comparison=comparison, reference_solutions=refs.get(did, "[]")))
+    cols = ["pair_id", "comparison", "dilemma_id", "solution_cand", "action_cand", "stance_cand", "system_matched",
+            "matched_to", "reference_solutions", "annotator", "issue"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(rows, ignore_index=True)
+    out.insert(0, "pair_id", [f"p{i:04d}" for i in range(len(out))])
+    out["annotator"], out["issue"] = "", ""
+    return out[cols]
