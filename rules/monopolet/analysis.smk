@@ -292,7 +292,7 @@ rule monopolet_topic_map:
         "logs/monopolet/topic_map.log",
     localrule: True
     conda:
-        "../../envs/stats.yaml"
+        "../../envs/text.yaml"
     resources:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
