@@ -24,6 +24,13 @@ rule pact_figure3:
     localrule: True
 
 
+rule pact_per_model_tables:
+    """Tables 5, 7, 8 and 14 and the appendix B.8 configuration rates, per model."""
+    input:
+        "results/pact/analysis/rates_per_model_tables.tsv",
+    localrule: True
+
+
 rule pact_figure4:
     """Figure 4: base vs instruct and small vs large models."""
     input:
