@@ -77,5 +77,6 @@ echo "[rehearsal] API stand-in on 127.0.0.1:$API_PORT serving: ${NAMES[*]}"
 # dummy keys in the variables the paper config names (the stand-in ignores them)
 export OPENAI_API_KEY=rehearsal GEMINI_API_KEY=rehearsal ORDBOGEN_API_KEY=rehearsal OPENROUTER_API_KEY=rehearsal
 t0=$SECONDS
-.venv/bin/snakemake "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}"
+# --keep-going: one pass shows every job that fails, not only the first
+.venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}"
 echo "[rehearsal] snakemake done in $(( SECONDS - t0 )) s"
