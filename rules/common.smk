@@ -47,7 +47,8 @@ from cultalign.config import (
     model_mem_mb,
     validate_config,
 )
-from cultalign.models.capabilities import check_scoring, scoring_of
+from cultalign.models.capabilities import scoring_of
+from cultalign.scoring_check import check_scoring
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 # Fails before any job runs, naming each bad key and what was expected.

@@ -15,11 +15,11 @@ from cultalign.config import ConfigError, load_config
 from cultalign.models import ModelSpec, ScoreItem
 from cultalign.models.capabilities import (
     answer_position,
-    check_scoring,
     first_token_scores,
     label_problem,
     scoring_of,
 )
+from cultalign.scoring_check import check_scoring
 
 ROOT = Path(__file__).resolve().parents[2]
 LN = math.log

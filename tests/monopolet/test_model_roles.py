@@ -12,7 +12,7 @@ import pytest
 
 from cultalign.config import load_config, load_schema
 from cultalign.inputs import external_inputs
-from cultalign.models.capabilities import scoring_uses
+from cultalign.scoring_check import scoring_uses
 from cultalign.models.types import ParsedResult
 from cultalign.monopolet.mapping import final_answer, map_summaries, parse_yes_no
 

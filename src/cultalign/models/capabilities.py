@@ -18,17 +18,16 @@ Strategies (``models.<m>.scoring``, ``types.SCORING``):
 * ``none``: the model cannot score options.
 
 ``scoring_of`` gives a model's strategy: its ``scoring`` key, else the
-default of its backend.  ``check_scoring`` (called while the Snakefile is
-parsed) walks ``SCORING_USES``, the rules that score options, and fails naming
-model, rule and config key when a model is asked for what it cannot do.
+default of its backend.  ``cultalign.scoring_check.check_scoring`` (called
+while the Snakefile is parsed) fails naming model, rule and config key when a
+rule asks a model for what it cannot do.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Sequence
 
 from .types import SCORING, OptionScores
 
@@ -119,100 +118,3 @@ def answer_position(tokens: Sequence[str], prefix: str) -> int | None:
         if not want.startswith(got):
             return None
     return None
-
-
-# -- the rules that score options (parse-time check) ----------------------------------------
-@dataclass(frozen=True)
-class ScoringUse:
-    """One rule that scores options with a model: the rule, the config key that makes it
-    score with that model, the model and the option labels it asks for (None: whole texts)."""
-
-    rule: str
-    key: str
-    model: str
-    labels: tuple[str, ...] | None
-
-
-def _pact_uses(config: dict) -> Iterable[ScoringUse]:
-    from cultalign.pact.behaviour import LOGPROB_LABELS
-
-    pact = config.get("pact") or {}
-    if not (pact.get("behaviour") or {}).get("logprob"):
-        return
-    for key in ("models", "comparison_models"):
-        for i, m in enumerate(pact.get(key) or []):
-            yield ScoringUse("pact_behaviour", f"pact.behaviour.logprob (model at pact.{key}[{i}])", m,
-                             tuple(LOGPROB_LABELS))
-
-
-def _personas_uses(config: dict) -> Iterable[ScoringUse]:
-    from cultalign.personas.evaluate import LABELS, mcs_mode
-    from cultalign.personas.generate import CHECK_LABELS
-
-    pc = config.get("personas") or {}
-    gen = pc.get("generator_model")
-    if gen:
-        for rule in ("personas_norms", "personas_scenarios", "personas_questions"):
-            yield ScoringUse(rule, "personas.generator_model (self-checks)", gen, tuple(CHECK_LABELS))
-    mcs = pc.get("mcs") or {}
-    for i, m in enumerate(pc.get("models") or []):
-        mode = mcs_mode(mcs, m)
-        key = f"personas.mcs.score_by_model.{m}" if m in (mcs.get("score_by_model") or {}) else "personas.mcs.score"
-        # MCS items have up to len(LABELS) options; label mode scores their letters
-        labels = tuple(LABELS[:5]) if mode == "label" else None
-        for rule in ("personas_mcs", "personas_release_mcs"):
-            yield ScoringUse(rule, f"{key} = {mode!r} (model at personas.models[{i}])", m, labels)
-
-
-def _monopolet_uses(config: dict) -> Iterable[ScoringUse]:
-    from cultalign.monopolet.mapping import NO, YES
-
-    mapping = (config.get("monopolet") or {}).get("mapping") or {}
-    m = mapping.get("model")
-    if m and mapping.get("check", "score") == "score":  # check generate scores nothing
-        yield ScoringUse("monopolet_sections", "monopolet.mapping.model", m, (YES, NO))
-
-
-SCORING_USES: dict[str, Callable[[dict], Iterable[ScoringUse]]] = {
-    "pact": _pact_uses,
-    "personas": _personas_uses,
-    "monopolet": _monopolet_uses,
-}
-
-
-def scoring_uses(config: dict) -> list[ScoringUse]:
-    """Every (rule, key, model, labels) of the configured studies that scores options."""
-    return [u for study in config.get("studies") or [] if study in SCORING_USES
-            for u in SCORING_USES[study](config)]
-
-
-def check_scoring(config: dict) -> dict[str, str]:
-    """Fail (ConfigError) naming model, rule and config key where a rule asks a model for option
-    scoring it cannot do; return the strategy of every model that scores."""
-    from cultalign.config import ConfigError
-
-    models = config.get("models") or {}
-    problems, used = [], {}
-    if "personas" in (config.get("studies") or []):
-        pc = config.get("personas") or {}
-        for m in ((pc.get("mcs") or {}).get("score_by_model") or {}):
-            if m not in (pc.get("models") or []):
-                problems.append(f"config key 'personas.mcs.score_by_model.{m}': {m!r} is not one of "
-                                f"personas.models {pc.get('models')}")
-    for u in scoring_uses(config):
-        if u.model not in models:
-            continue  # check_model_refs names it
-        strategy = scoring_of(u.model, models[u.model])
-        used[u.model] = strategy
-        why = backend_problem(u.model, models[u.model], strategy)
-        if why is None and strategy == "none":
-            why = f"it cannot score options (models.{u.model}.scoring: none)"
-        elif why is None and strategy == "first_token" and label_problem(u.labels):
-            why = (f"it scores by first-token log-probs (models.{u.model}.scoring: first_token) and "
-                   f"{label_problem(u.labels)}")
-        if why:
-            problems.append(f"rule {u.rule}: model {u.model!r} is asked to score options by config key "
-                            f"'{u.key}', but {why}")
-    if problems:
-        raise ConfigError("option scoring the model cannot do:\n  " + "\n  ".join(dict.fromkeys(problems)))
-    return used
