@@ -213,4 +213,9 @@ def test_fault_kill9_snakemake_orphan_job_rerun_identical(reference, cold_copy):
     # the rerun's job waited for the orphan and found every call it made in the cache
     assert req["model_requests"] == 0 and req["cache_hits"] == CALLS >= done
     assert committed(work) == CALLS
-    assert "waiting for it to finish" in (work / MODEL_JOB_LOG).read_text() or done == CALLS
+    # Whether the rerun's job had to wait depends on timing: the orphan may finish its last calls
+    # before that job opens the cache (seen on a loaded machine: nothing to wait for, and still no
+    # call redone); when it did wait, it went on once the orphan was done.
+    log = (work / MODEL_JOB_LOG).read_text()
+    if "waiting for it to finish" in log:
+        assert "the other writer finished" in log
