@@ -202,6 +202,33 @@ def synthetic_label(wildcards, input, output):
     return {"inputs": "SYNTHETIC: " + ", ".join(keys) if keys else "real"}
 
 
+# Report sections (subcategories; the report sorts them by name) and the entry of a result.
+REPORT_MAIN = "1. Main text"
+REPORT_APPENDIX = "2. Appendix"
+REPORT_CHECKS = "3. Data and checks"
+
+
+def paper_report(path, caption, category, section, no, paper, shows):
+    """report() of a result, listed in the report by its labels: `no.` (its place in the paper
+    within `section`, so Figure 3 comes before Figure 15), `paper` (the table or figure it
+    reproduces), `result` (what it shows; may name wildcards) and `inputs` (real or SYNTHETIC).
+    A table goes in as its HTML page (`<table>.html`, written by Job.write_table), so the
+    report shows it in the page."""
+
+    def labels(wildcards, input, output):
+        lab = {
+            "no.": f"{no:02d}",
+            "paper": paper,
+            "result": shows.format(**dict(wildcards.items())),
+        }
+        lab.update(synthetic_label(wildcards, input, output))
+        return lab
+
+    return report(
+        path, caption=caption, category=category, subcategory=section, labels=labels
+    )
+
+
 def add_synthetic_marks():
     """Give each script rule the param `synthetic_inputs` (synthetic_inputs_of) and each report
     output without labels the label `inputs` (synthetic_label).  Called once, after every include.

@@ -10,10 +10,15 @@ rule claims:
         claims=config["claims"],
         results=claims_inputs,
     output:
-        report(
-            "results/claims.csv",
+        table="results/claims.csv",
+        table_page=paper_report(
+            "results/claims.html",
             caption="../report/claims.rst",
             category="Claims scorecard",
+            section="Claims",
+            no=1,
+            paper="All three papers",
+            shows="Paper value vs reproduced value",
         ),
     log:
         "logs/report/claims.log",

@@ -41,17 +41,17 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
         _heat(ax, m0.groupby(["instrument", "country"])[metric].mean().unstack(),
               f"Fig. 3 MCS {metric} ({models[0] if models else ''})")
     fig.tight_layout()
-    fig.savefig(out["fig3_mcs_alignment"], dpi=120)
+    fig.savefig(out["figure3"], dpi=120)
     plt.close(fig)
     # Figure 5: W per trait x model (mean over countries), MCS, CulturalPersonas
     fig, axes = _grid(1)
     sub = primed[(primed["setting"] == "mcs") & (primed["instrument"] == "cp")]
     _heat(axes[0], sub.groupby(["model", "trait"])["W"].mean().unstack(), "Fig. 5 MCS W by trait and model (cp)")
     fig.tight_layout()
-    fig.savefig(out["fig5_trait_model"], dpi=120)
+    fig.savefig(out["figure5"], dpi=120)
     plt.close(fig)
     # Figures 10 / 11: per-model W (mean over OCEAN) per instrument x country, MCS and OEG
-    for key, setting in (("fig10_mcs_models", "mcs"), ("fig11_oeg_models", "oeg")):
+    for key, setting in (("figure10", "mcs"), ("figure11", "oeg")):
         fig, axes = _grid(len(models))
         for ax, m in zip(axes, models):
             s = primed[(primed["setting"] == setting) & (primed["model"] == m)]
@@ -74,7 +74,7 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
             ax.set_title(f"Fig. 6 priming gain in W (%), {setting.upper()}, {c0}", fontsize=8)
         ax.axhline(0, color="k", lw=0.5)
     fig.tight_layout()
-    fig.savefig(out["fig6_priming"], dpi=120)
+    fig.savefig(out["figure6"], dpi=120)
     plt.close(fig)
     # Figure 12: priming gain per country x model, MCS and OEG (mean over instruments)
     fig, axes = _grid(2)
@@ -83,5 +83,5 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
         piv = s.groupby(["model", "country"])["improvement_pct"].mean().unstack() if len(s) else pd.DataFrame()
         _heat(ax, piv, f"Fig. 12 priming gain (%), {setting.upper()}")
     fig.tight_layout()
-    fig.savefig(out["fig12_priming_all"], dpi=120)
+    fig.savefig(out["figure12"], dpi=120)
     plt.close(fig)
