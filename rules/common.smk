@@ -130,7 +130,8 @@ def llm_of(name):
     value = canonical(
         {
             "name": name,
-            "spec": MODELS[name],
+            # the display name only labels figures: changing it reruns no model job
+            "spec": {k: v for k, v in MODELS[name].items() if k != "display_name"},
             "scoring": scoring_of(name, MODELS[name]),
             "cache_dir": config["cache_dir"],
             "retry": config["retry"],
@@ -302,6 +303,15 @@ def all_targets(wildcards):
     for study in STUDIES:
         targets += study_targets(study)
     return targets
+
+
+def model_display_names():
+    """Param of figure rules: {model name: its name in figures} (models.<name>.display_name,
+    else the last part of its hub_id, else the name itself)."""
+    return {
+        n: m.get("display_name") or (m.get("hub_id") or n).rsplit("/", 1)[-1]
+        for n, m in sorted(MODELS.items())
+    }
 
 
 def model_package(wildcards):

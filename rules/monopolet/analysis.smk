@@ -203,6 +203,7 @@ rule monopolet_plot_figure5:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure5",
         scale=conf("scale"),
     script:
@@ -232,6 +233,7 @@ rule monopolet_plot_figure6:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure6",
     script:
         "../../scripts/monopolet/plot.py"
@@ -260,6 +262,7 @@ rule monopolet_plot_figure7:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure7",
     script:
         "../../scripts/monopolet/plot.py"
@@ -290,6 +293,8 @@ rule monopolet_plot_figure8:
     resources:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
+    params:
+        model_names=model_display_names(),
     script:
         "../../scripts/monopolet/figure8.py"
 

@@ -67,6 +67,7 @@ rule pact_figures:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
+        model_names=model_display_names(),
         figure7_setting=conf("pact.alignment.figure7_setting"),
     script:
         "../../scripts/pact/figures.py"
@@ -114,5 +115,7 @@ rule pact_appendix_figures:
     resources:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
+    params:
+        model_names=model_display_names(),
     script:
         "../../scripts/pact/appendix_figures.py"
