@@ -12,6 +12,7 @@ W_LABEL = "W: Wasserstein distance to the human\ntrait distribution (1-5 scale)"
 KS_LABEL = "KS: two-sample Kolmogorov-Smirnov\nstatistic vs humans (0-1)"
 GAIN_LABEL = "Relative improvement in W\nfrom priming (%)"
 INSTRUMENTS = {"cp": "CulturalPersonas"}
+FIGURE6_COUNTRY = "brazil"  # the paper's Figure 6 country (else the first country of the run)
 TRAITS = {"O": "Openness", "C": "Conscientiousness", "E": "Extraversion", "A": "Agreeableness",
           "N": "Neuroticism"}
 
@@ -81,14 +82,15 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
         fig.suptitle(f"Figure {n}: {setting.upper()} W per instrument and country, mean over OCEAN traits")
         fig.tight_layout()
         figs.save(fig, out[key])
-    # Figure 6: priming improvement for the first country, bars per model x instrument
+    # Figure 6: priming improvement for Brazil (else the first country), bars per model x instrument
     fig, axes = _grid(2)
     country = ""
     for ax, setting in zip(axes, ("mcs", "oeg")):
         s = pr[pr["setting"] == setting] if len(pr) else pr
         ax.set_title(setting.upper())
         if len(s):
-            country = sorted(s["country"].unique())[0]
+            countries = sorted(s["country"].unique())
+            country = next((c for c in countries if str(c).lower() == FIGURE6_COUNTRY), countries[0])
             s = s[s["country"] == country]
             labels = [f"{figs.display(m)}\n{_names([i])[0]}" for m, i in zip(s["model"], s["instrument"])]
             ax.bar(range(len(s)), s["improvement_pct"], color="tab:blue")
