@@ -141,7 +141,7 @@ def save(fig, out: str | Path, synthetic: Sequence[str] | None = None) -> Path:
                  fontsize=7, color="#8a1c00", fontweight="bold",
                  bbox={"boxstyle": "round,pad=0.3", "facecolor": "#fff4d6", "edgecolor": "#d4a72c"})
         fig.text(0.5, 0.5, "SYNTHETIC", ha="center", va="center", rotation=25, fontsize=42,
-                 color="#d4a72c", alpha=0.18, fontweight="bold", zorder=0)
+                 color="#d4a72c", alpha=0.13, fontweight="bold", zorder=0)
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=DPI, bbox_inches="tight", pad_inches=0.08)

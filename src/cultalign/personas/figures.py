@@ -17,18 +17,27 @@ TRAITS = {"O": "Openness", "C": "Conscientiousness", "E": "Extraversion", "A": "
           "N": "Neuroticism"}
 
 
-def _names(labels) -> list[str]:
-    """Display names of models, instruments, traits and countries in the labels of a heatmap."""
+def _names(labels, kind: str) -> list[str]:
+    """Display names of the labels of a heatmap axis: ``kind`` instrument (CulturalPersonas,
+    else the id in capitals: BFI, IPIP-120), trait (its full name), country (capitalised) or
+    model (display name)."""
     out = []
-    for x in labels:
-        x = str(x)
-        x = INSTRUMENTS.get(x, TRAITS.get(x, x))
-        out.append(figs.display(x[:1].upper() + x[1:] if x.islower() and "-" not in x else x))
+    for x in map(str, labels):
+        if kind == "instrument":
+            out.append(INSTRUMENTS.get(x, x.upper()))
+        elif kind == "trait":
+            out.append(TRAITS.get(x, x))
+        elif kind == "country":
+            out.append(x[:1].upper() + x[1:])
+        else:
+            out.append(figs.display(x))
     return out
 
 
 def _heat(fig, ax, piv: pd.DataFrame, title: str, label: str, better: str, xlabel: str, ylabel: str,
           cmap: str = "viridis_r", fmt: str = "{:.2f}"):
+    """(Rows and columns are named by the axis labels: "Instrument", "OCEAN trait", "Country",
+    "Model".)"""
     """One heatmap panel with its own labelled colour bar (``better``: which direction is better;
     the colour map puts the better end in the light colours)."""
     ax.set_title(title)
@@ -37,8 +46,9 @@ def _heat(fig, ax, piv: pd.DataFrame, title: str, label: str, better: str, xlabe
         ax.set_xticks([])
         ax.set_yticks([])
         return
-    im = figs.heatmap(ax, piv.to_numpy(dtype=float), _names(piv.index), _names(piv.columns), cmap=cmap,
-                      fmt=fmt, names={})
+    kinds = {"Instrument": "instrument", "OCEAN trait": "trait", "Country": "country", "Model": "model"}
+    im = figs.heatmap(ax, piv.to_numpy(dtype=float), _names(piv.index, kinds[ylabel]),
+                      _names(piv.columns, kinds[xlabel]), cmap=cmap, fmt=fmt, names={})
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     figs.colorbar(fig, im, ax, label, better, fraction=0.05, pad=0.03)
@@ -92,7 +102,8 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
             countries = sorted(s["country"].unique())
             country = next((c for c in countries if str(c).lower() == FIGURE6_COUNTRY), countries[0])
             s = s[s["country"] == country]
-            labels = [f"{figs.display(m)}\n{_names([i])[0]}" for m, i in zip(s["model"], s["instrument"])]
+            labels = [f"{figs.display(m)}\n{name}"
+                      for m, name in zip(s["model"], _names(s["instrument"], "instrument"))]
             ax.bar(range(len(s)), s["improvement_pct"], color="tab:blue")
             for k, (v, st) in enumerate(zip(s["improvement_pct"], s["stars"].fillna(""))):
                 ax.text(k, v, st, ha="center", va="bottom" if v >= 0 else "top")
@@ -102,7 +113,8 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
         ax.set_xlabel("Model and instrument")
         ax.set_ylabel(GAIN_LABEL + "\n(higher is better)")
         ax.axhline(0, color="k", lw=0.5)
-    fig.suptitle(f"Figure 6: effect of cultural priming{f' for {_names([country])[0]}' if country else ''}")
+    where = f" for {_names([country], 'country')[0]}" if country else ""
+    fig.suptitle(f"Figure 6: effect of cultural priming{where}")
     fig.tight_layout()
     figs.note(fig, "Bars: relative improvement in W, (W unprimed - W primed) / W unprimed x 100. "
               "* p < 0.05, ** p < 0.01 (Wilcoxon signed-rank test over the 5 traits; with 5 pairs the "
