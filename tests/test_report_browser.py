@@ -68,6 +68,8 @@ def test_report_shows_every_figure_and_table_with_its_caption(report_file):
             p: r["mime_type"] for p, r in results.items() if r["mime_type"] not in ("image/png", "text/html")}
         for path, r in results.items():
             assert _text(r["caption"]), f"{path}: no caption"
+            assert "system-message" not in r["caption"] and "problematic" not in r["caption"], (
+                f"{path}: the caption has reStructuredText errors")
             assert {"no.", "paper", "result", "inputs"} <= set(r["labels"] or {}), path
 
         # the sections and the entries in them follow the papers' order

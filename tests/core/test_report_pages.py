@@ -99,3 +99,19 @@ def test_paper_figures_follow_one_naming_scheme():
     assert {"figure{n}", "figure3", "figure12"} <= names  # PACT's pattern, monopolet's, personas'
     bad = [n for n in names if not re.fullmatch(r"figure(\d+|\{n\})(_[a-z0-9]+)?|appendix_[a-z0-9_]+", n)]
     assert bad == []
+
+
+def test_every_caption_is_valid_restructuredtext():
+    """A caption with rst errors shows red error boxes in the report (e.g. ``|x|`` is a
+    substitution, ``*_x`` an unfinished emphasis)."""
+    import io
+
+    from docutils.core import publish_parts
+
+    bad = {}
+    for f in sorted((ROOT / "report").rglob("*.rst")):
+        warnings = io.StringIO()
+        publish_parts(f.read_text(), writer_name="html", settings_overrides={"warning_stream": warnings})
+        if warnings.getvalue():
+            bad[str(f.relative_to(ROOT))] = warnings.getvalue()
+    assert bad == {}
