@@ -162,7 +162,7 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no
                          f"(pact.alignment.figure7_setting); found {sorted(set(avg['persona_setting']))}")
     s = avg[avg.persona_setting == setting].set_index("model")
     unc = avg[avg.persona_setting == "persona"].set_index("model")["uncertainty_corr"].reindex(s.index)
-    fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
+    fig, axes = plt.subplots(1, 4, figsize=(14, 4.2))
     _bars(axes[0], s.index.tolist(), s["majority_alignment"].tolist(), title="A: majority alignment",
           ylabel="Share of items where the model\nchooses the human majority option")
     axes[0].set_ylim(0, 1)
@@ -172,10 +172,10 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no
     axes[1].set_xticks(x, figs.displays(s.index), rotation=30, ha="right")
     axes[1].set_xlabel("Model")
     axes[1].set_ylabel("Absolute error of the culture-\nfollowing rate (0-1)")
-    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.32), frameon=False, ncol=1)
     axes[1].set_title("B: rate alignment (lower is better)")
     _bars(axes[2], s.index.tolist(), s["signed_culture_gap"].tolist(),
-          title="C: signed culture gap", ylabel="Model minus human culture-following\nrate (+ = over-culturalizes)")
+          title="C: signed culture gap\n(+ = model over-culturalizes)",
+          ylabel="Culture-following rate,\nmodel minus human")
     _bars(axes[3], s.index.tolist(), unc.fillna(0).tolist(), title="D: uncertainty correlation (persona)",
           ylabel="Pearson r, model vs human\nagreement per item")
     for k, v in enumerate(unc):
@@ -183,6 +183,10 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no
             axes[3].text(k, 0, "n/a (constant\nagreement)", ha="center", va="bottom", fontsize=6.5)
     fig.suptitle(f"Figure 7: human-model alignment (A-C: {setting.replace('_', ' ')})")
     fig.tight_layout()
+    # panel B's legend under the figure, clear of every axis label
+    handles, labels = axes[1].get_legend_handles_labels()
+    fig.legend(handles, [f"B: {x}" for x in labels], loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
+               frameon=False)
     _save(fig, out, synthetic)
 
 
@@ -267,7 +271,7 @@ def region_heatmap(pairs: pd.DataFrame, out: str, regions, focus=("N. Am./W. Eur
     regs = [r for r in regions if r in present] + sorted(present - set(regions))
     n = max(len(facets), 1)
     fig, axes = plt.subplots(2, n, figsize=(4.4 * n + 1, 7.8), squeeze=False,
-                             gridspec_kw={"height_ratios": [2.2, 1]})
+                             gridspec_kw={"height_ratios": [2.2, 1], "hspace": 0.45})
     im = None
     for k, m in enumerate(facets):
         t = p[p.model == m]
