@@ -3,6 +3,7 @@ project's one figure style (``cultalign.core.figures``)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..core import figures as figs
@@ -35,7 +36,7 @@ def _names(labels, kind: str) -> list[str]:
 
 
 def _heat(fig, ax, piv: pd.DataFrame, title: str, label: str, better: str, xlabel: str, ylabel: str,
-          cmap: str = "viridis_r", fmt: str = "{:.2f}"):
+          cmap: str = "viridis_r", fmt: str = "{:.2f}", centred: bool = False):
     """(Rows and columns are named by the axis labels: "Instrument", "OCEAN trait", "Country",
     "Model".)"""
     """One heatmap panel with its own labelled colour bar (``better``: which direction is better;
@@ -47,8 +48,11 @@ def _heat(fig, ax, piv: pd.DataFrame, title: str, label: str, better: str, xlabe
         ax.set_yticks([])
         return
     kinds = {"Instrument": "instrument", "OCEAN trait": "trait", "Country": "country", "Model": "model"}
-    im = figs.heatmap(ax, piv.to_numpy(dtype=float), _names(piv.index, kinds[ylabel]),
-                      _names(piv.columns, kinds[xlabel]), cmap=cmap, fmt=fmt, names={})
+    values = piv.to_numpy(dtype=float)
+    # a signed quantity (a gain) gets a diverging scale centred on 0
+    span = float(np.nanmax(np.abs(values))) if centred and np.isfinite(values).any() else None
+    im = figs.heatmap(ax, values, _names(piv.index, kinds[ylabel]), _names(piv.columns, kinds[xlabel]), cmap=cmap,
+                      fmt=fmt, names={}, vmin=-span if span else None, vmax=span if span else None)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     figs.colorbar(fig, im, ax, label, better, fraction=0.05, pad=0.03)
@@ -126,7 +130,7 @@ def make_figures(distances_path: str, priming_path: str, out: dict):
         s = pr[pr["setting"] == setting] if len(pr) else pr
         piv = s.groupby(["model", "country"])["improvement_pct"].mean().unstack() if len(s) else pd.DataFrame()
         _heat(fig, ax, piv, f"{setting.upper()}, mean over instruments", GAIN_LABEL, "higher", "Country", "Model",
-              cmap="viridis", fmt="{:.1f}")
+              cmap="RdBu", fmt="{:.1f}", centred=True)
     fig.suptitle("Figure 12: priming gain per country and model")
     fig.tight_layout()
     figs.save(fig, out["figure12"])
