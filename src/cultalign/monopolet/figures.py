@@ -16,6 +16,11 @@ FEATURE_NAMES = {"numbers": "numbers", "question_marks": "question marks", "moda
                  "hedges": "hedges", "you_pronouns": "2nd-person pronouns", "person_mentions": "person mentions"}
 
 
+def _comparison(label) -> str:
+    """A comparison id (``<candidate>_vs_<reference>``) with display names: "<name> vs <name>"."""
+    return figs.display(str(label).replace("_vs_", " vs "))
+
+
 def _heatmap(fig, ax, mat: pd.DataFrame, label: str, better: str | None = None, fmt="{:.3f}"):
     im = figs.heatmap(ax, mat.to_numpy(dtype=float), list(mat.index), list(mat.columns), fmt=fmt)
     figs.colorbar(fig, im, ax, label, better)
@@ -32,7 +37,7 @@ def figure5(agreement: pd.DataFrame, out: str, title_note: str = "") -> None:
     x = np.arange(len(agreement))
     for k, m in enumerate(METRICS):
         ax.bar(x + (k - 1) * 0.25, agreement[m].fillna(0), width=0.25, label=METRICS[m])
-    ax.set_xticks(x, figs.displays(agreement["comparison"]), rotation=20, ha="right")
+    ax.set_xticks(x, [_comparison(c) for c in agreement["comparison"]], rotation=20, ha="right")
     ax.set_ylim(0, 1)
     ax.set_xlabel("Candidate vs reference")
     ax.set_ylabel("Agreement with the reference\nsolutions (0-1, higher is better)")
@@ -66,6 +71,7 @@ def figure7(per_model: pd.DataFrame, features: list[str], out: str) -> None:
 def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     names = dict(zip(topics["topic"].astype(str), topics["name"]))
     mat = scores.pivot(index="comparison", columns="topic", values="AVG")
+    mat.index = [_comparison(c) for c in mat.index]
     mat.columns = [names.get(str(c).replace("topic_", ""), c) for c in mat.columns]
     fig, ax = plt.subplots(figsize=(3 + 1.2 * mat.shape[1], 1.8 + 0.5 * mat.shape[0]))
     _heatmap(fig, ax, mat, "AVG weighted by topic share\n(0-1)", "higher")
