@@ -32,5 +32,6 @@ rule claims:
     params:
         studies=conf("studies"),
         scale=conf("scale"),
+        needs_set=claim_needs_set,
     script:
         "../scripts/report/claims.py"

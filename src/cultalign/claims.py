@@ -20,7 +20,10 @@ number a rule of the workflow computed::
       result: results/pact/analysis/rates_by_model.tsv
       column: allow_rate          # its unit comes from `columns` (here: fraction)
       where: {model: llama-3.1-8b-instruct}   # selects exactly one row
-      scale: paper                # paper: only comparable on the papers' full inputs
+      scale: paper                # paper: only comparable on the papers' full inputs; any: real
+                                  # inputs at every scale (the real-data claims)
+      needs: real_data.normad_labels   # optional: the config key of the real input the result is
+                                  # computed from; unset -> not computable, naming the key
 
 The computed value is converted to the claim's unit before it is compared (fraction <-> percent,
 fraction difference <-> percentage points); units of different kinds never compare.  A band is
@@ -39,9 +42,11 @@ against inputs by arithmetic::
 
 ``check`` is an arithmetic comparison over numbers, ``paper('<claim id>')`` (the paper value of a
 value claim, in that claim's unit), ``computed('<claim id>')`` (the value this run computed for
-it, in the claim's unit) and the functions ``abs min max round mean sum approx
-wilcoxon_min_p``; ``approx(a, b, tol)`` is ``|a - b| <= tol``.  Status ``consistent`` or
-``inconsistent``, with the arithmetic shown (each side's expression and value).
+it, in the claim's unit), ``value('<result file>', '<column>', key='row value', ...)`` (one cell
+of a result table, as stored; not from a table computed from synthetic inputs) and the functions
+``abs min max round mean sum approx wilcoxon_min_p``; ``approx(a, b, tol)`` is ``|a - b| <= tol``.
+Status ``consistent`` or ``inconsistent``, with the arithmetic shown (each side's expression and
+value).
 
 Statuses of value claims: ``reproduced`` (within tolerance and of the right sign), ``differs``,
 ``not computable: synthetic input`` (the result table's provenance sidecar says it was computed
@@ -131,8 +136,10 @@ def band_problems(c: dict) -> list[str]:
     out = []
     if v != 0 and lo <= 0 <= hi:
         out.append(f"band [{lo:g}, {hi:g}] admits zero or the opposite sign of {v:g}")
-    if v != 0 and (hi - lo) / 2 >= 0.5 * abs(v):
-        out.append(f"half-width {(hi - lo) / 2:g} is half of |{v:g}| or more")
+    half = (hi - lo) / 2
+    # a rounding band may be half the value (1% stated to the unit: [0.5, 1.5]); any other band less
+    if v != 0 and (half > 0.5 * abs(v) + 1e-12 or (c.get("basis") != "rounding" and half >= 0.5 * abs(v))):
+        out.append(f"half-width {half:g} is half of |{v:g}| or more")
     if c.get("basis") == "exact" and hi != lo:
         out.append("basis exact with a non-zero tolerance")
     if c.get("basis") in ("sampling", "range") and not c.get("basis_note"):
@@ -170,6 +177,8 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
             except ClaimsError as e:
                 raise ClaimsError(f"{where}: {e}") from None
         if kind == "value":
+            if c.get("scale", "paper") not in ("paper", "demo", "any"):
+                raise ClaimsError(f"{where}: scale {c['scale']!r} is not one of paper, demo, any")
             if c["basis"] not in BASES:
                 raise ClaimsError(f"{where}: basis {c['basis']!r} is not one of {BASES}")
             key = f"{c['result']}:{c['column']}"
@@ -187,6 +196,7 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
         else:
             try:
                 _parse_check(c["check"])
+                check_tables(c["check"])
             except (SyntaxError, ClaimsError) as e:
                 raise ClaimsError(f"{where}: check {c['check']!r}: {e}") from None
     ids = {c["id"]: c for c in claims}
@@ -198,8 +208,17 @@ def load_claims(path: str | Path) -> list[dict[str, Any]]:
     return claims
 
 
-def claim_result_files(claims: list[dict], studies: list[str]) -> list[str]:
-    return sorted({c["result"] for c in claims if c["kind"] == "value" and c["paper"] in studies})
+def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[str, bool] | None = None) -> list[str]:
+    """Result files the value claims of ``studies`` read (not those whose ``needs`` key is unset)."""
+    files = set()
+    for c in claims:
+        if c["paper"] in studies and _needs_ok(c, needs_set):
+            files.update([c["result"]] if c["kind"] == "value" else check_tables(c["check"]))
+    return sorted(files)
+
+
+def _needs_ok(c: dict, needs_set: dict[str, bool] | None) -> bool:
+    return not c.get("needs") or needs_set is None or bool(needs_set.get(c["needs"]))
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -207,27 +226,30 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, sep=sep)
 
 
-def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Path = ".") -> pd.DataFrame:
+def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Path = ".",
+             needs_set: dict[str, bool] | None = None) -> pd.DataFrame:
+    """The scorecard: one row per claim (``COLUMNS``).  ``needs_set``: {config key: set?} for the
+    keys claims ``need`` (None: not checked)."""
     rows = []
     cache: dict[str, pd.DataFrame] = {}
     computed: dict[str, float] = {}
     for c in claims:
         if c.get("kind", "value") != "value":
             continue
-        row = _evaluate_value(c, studies, scale, base, cache)
+        row = _evaluate_value(c, studies, scale, base, cache, needs_set)
         if row["status"] in ("reproduced", "differs"):  # computed from real inputs at the claim's scale
             computed[c["id"]] = row["reproduced_value"]
         rows.append(row)
     values = {c["id"]: c for c in claims if c.get("kind", "value") == "value"}
     for c in claims:
         if c.get("kind") == "consistency":
-            rows.append(_evaluate_consistency(c, values, computed, studies))
+            rows.append(_evaluate_consistency(c, values, computed, studies, base, needs_set))
     order = {c["id"]: i for i, c in enumerate(claims)}
     rows.sort(key=lambda r: order[r["id"]])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _evaluate_value(c: dict, studies, scale, base, cache) -> dict:
+def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dict:
     lo, hi = band(c)
     row = {"id": c["id"], "kind": "value", "paper": c["paper"], "place": c["place"], "statement": c["statement"],
            "unit": c["unit"], "paper_value": c["value"], "reproduced_value": math.nan,
@@ -235,6 +257,9 @@ def _evaluate_value(c: dict, studies, scale, base, cache) -> dict:
     status, reason = None, ""
     if c["paper"] not in studies:
         status, reason = "not computable", f"study {c['paper']!r} is not in config 'studies'"
+    elif not _needs_ok(c, needs_set):
+        status, reason = "not computable", (f"needs the real input of config key '{c['needs']}', which this "
+                                            "config does not set (config/real-data.yaml sets it)")
     else:
         p = Path(base) / c["result"]
         if not p.exists():
@@ -261,7 +286,7 @@ def _evaluate_value(c: dict, studies, scale, base, cache) -> dict:
                     status, reason = SYNTHETIC_STATUS, f"computed from synthetic input(s): {keys}"
                 elif isinstance(val, float) and math.isnan(val):
                     status, reason = "not computable", "the result is NaN with these inputs"
-                elif c.get("scale", "paper") == "paper" and scale != "paper":
+                elif c.get("scale", "paper") == "paper" and scale != "paper":  # `any`: real inputs, any scale
                     status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"
                 else:
                     status, reason = _judge(val, c)
@@ -316,14 +341,18 @@ def _parse_check(check: str) -> ast.Expression:
             raise ClaimsError(f"{type(node).__name__} is not allowed in a check")
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", None)
-            if name not in (*_FUNCS, "paper", "computed"):
+            if name not in (*_FUNCS, *_REFS):
                 raise ClaimsError(f"unknown function {name!r}")
-        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, "paper", "computed", "True", "False"):
+        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "True", "False"):
             raise ClaimsError(f"unknown name {node.id!r}")
     return tree
 
 
+_REFS = ("paper", "computed", "value")
+
+
 def _references(check: str) -> list[str]:
+    """Claim ids a check reads (``paper`` / ``computed``)."""
     refs = []
     for node in ast.walk(_parse_check(check)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("paper", "computed"):
@@ -333,29 +362,62 @@ def _references(check: str) -> list[str]:
     return refs
 
 
+def check_tables(check: str) -> list[str]:
+    """Result files a check reads with ``value('<result>', '<column>', key=value, ...)``."""
+    out = []
+    for node in ast.walk(_parse_check(check)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "value":
+            if len(node.args) != 2 or not all(isinstance(a, ast.Constant) for a in node.args) \
+                    or not all(isinstance(k.value, ast.Constant) for k in node.keywords):
+                raise ClaimsError("value() takes '<result file>', '<column>' and key='row value' selectors, "
+                                  "all in quotes")
+            out.append(node.args[0].value)
+    return out
+
+
 class _Missing(Exception):
     pass
 
 
-def _eval(node, values, computed):
+class _Context:
+    """What a check reads: paper values, computed values of value claims, result tables."""
+
+    def __init__(self, values: dict, computed: dict, base: str | Path = ".", cache: dict | None = None):
+        self.values, self.computed, self.base = values, computed, Path(base)
+        self.cache = {} if cache is None else cache
+
+    def table(self, result: str, column: str, where: dict) -> float:
+        p = self.base / result
+        if not p.exists():
+            raise _Missing(f"{result}, which this run did not produce")
+        if read_sidecar(p).get("synthetic"):
+            raise _Missing(f"{result} computed from synthetic inputs")
+        df = self.cache.setdefault(result, _read_table(p))
+        sel = select(df, where)
+        if column not in df.columns or len(sel) != 1:
+            raise _Missing(f"one row of {result} with {where} (found {len(sel)})")
+        return float(sel.iloc[0][column])
+
+
+def _eval(node, ctx: _Context):
     if isinstance(node, ast.Expression):
-        return _eval(node.body, values, computed)
+        return _eval(node.body, ctx)
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, (ast.List, ast.Tuple)):
-        return [_eval(e, values, computed) for e in node.elts]
+        return [_eval(e, ctx) for e in node.elts]
     if isinstance(node, ast.UnaryOp):
-        v = _eval(node.operand, values, computed)
+        v = _eval(node.operand, ctx)
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp):
-        return _OPS[type(node.op)](_eval(node.left, values, computed), _eval(node.right, values, computed))
+        return _OPS[type(node.op)](_eval(node.left, ctx), _eval(node.right, ctx))
     if isinstance(node, ast.BoolOp):
-        vals = [_eval(v, values, computed) for v in node.values]
+        vals = [_eval(v, ctx) for v in node.values]
         return all(vals) if isinstance(node.op, ast.And) else any(vals)
     if isinstance(node, ast.Compare):
-        left = _eval(node.left, values, computed)
+        left = _eval(node.left, ctx)
         for op, right_node in zip(node.ops, node.comparators):
-            right = _eval(right_node, values, computed)
+            right = _eval(right_node, ctx)
             if not _CMP[type(op)][1](left, right):
                 return False
             left = right
@@ -363,14 +425,16 @@ def _eval(node, values, computed):
     if isinstance(node, ast.Call):
         name = node.func.id
         if name == "paper":
-            return float(values[node.args[0].value]["value"])
+            return float(ctx.values[node.args[0].value]["value"])
         if name == "computed":
             ref = node.args[0].value
-            if ref not in computed:
-                raise _Missing(ref)
-            return computed[ref]
-        kwargs = {k.arg: _eval(k.value, values, computed) for k in node.keywords}
-        return _FUNCS[name](*[_eval(a, values, computed) for a in node.args], **kwargs)
+            if ref not in ctx.computed:
+                raise _Missing(f"the computed value of {ref}, which this run did not produce")
+            return ctx.computed[ref]
+        if name == "value":
+            return ctx.table(node.args[0].value, node.args[1].value, {k.arg: k.value.value for k in node.keywords})
+        kwargs = {k.arg: _eval(k.value, ctx) for k in node.keywords}
+        return _FUNCS[name](*[_eval(a, ctx) for a in node.args], **kwargs)
     raise ClaimsError(f"cannot evaluate {ast.dump(node)}")
 
 
@@ -379,36 +443,48 @@ def _fmt(v) -> str:
         return str(v)
     if isinstance(v, float):
         return f"{v:.6g}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
     return str(v)
 
 
-def arithmetic(check: str, values: dict, computed: dict) -> tuple[bool, str]:
+def arithmetic(check: str, values: dict, computed: dict, base: str | Path = ".") -> tuple[bool, str]:
     """(holds, the arithmetic shown): each operand of the top-level comparison with its value."""
+    ctx = _Context(values, computed, base)
     tree = _parse_check(check)
     body = tree.body
     parts = []
     if isinstance(body, ast.Compare):
         operands = [body.left, *body.comparators]
-        shown = [f"{ast.unparse(o)} = {_fmt(_eval(o, values, computed))}"
+        shown = [f"{ast.unparse(o)} = {_fmt(_eval(o, ctx))}"
                  if not isinstance(o, ast.Constant) else _fmt(o.value) for o in operands]
         ops = [_CMP[type(op)][0] for op in body.ops]
         parts = [shown[0]]
         for op, s in zip(ops, shown[1:]):
             parts += [op, s]
-    holds = bool(_eval(tree, values, computed))
+    elif isinstance(body, ast.Call):  # e.g. approx(a, b, tol): each argument with its value
+        args = [f"{ast.unparse(a)} = {_fmt(_eval(a, ctx))}" if not isinstance(a, ast.Constant) else _fmt(a.value)
+                for a in [*body.args, *[k.value for k in body.keywords]]]
+        parts = [f"{body.func.id}({'; '.join(args)})"]
+    holds = bool(_eval(tree, ctx))
     text = " ".join(parts) if parts else f"{check} = {_fmt(holds)}"
     return holds, f"{text} -> {'holds' if holds else 'does not hold'}"
 
 
-def _evaluate_consistency(c: dict, values: dict, computed: dict, studies) -> dict:
+def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base=".", needs_set=None) -> dict:
     row = {"id": c["id"], "kind": "consistency", "paper": c["paper"], "place": c["place"],
            "statement": c["statement"], "unit": c.get("unit", ""), "paper_value": "", "reproduced_value": math.nan,
            "tolerance": "", "result": c["check"]}
+    if not _needs_ok(c, needs_set):
+        row["status"] = "not computable"
+        row["reason"] = (f"needs the real input of config key '{c['needs']}', which this config does not set "
+                         "(config/real-data.yaml sets it)")
+        return row
     try:
-        holds, shown = arithmetic(c["check"], values, computed)
+        holds, shown = arithmetic(c["check"], values, computed, base)
         row["status"] = "consistent" if holds else "inconsistent"
         row["reason"] = shown
     except _Missing as m:
         row["status"] = "not computable"
-        row["reason"] = f"needs the computed value of {m.args[0]}, which this run did not produce"
+        row["reason"] = f"needs {m.args[0]}"
     return row

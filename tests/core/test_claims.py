@@ -95,7 +95,9 @@ def test_sign_is_checked_for_signed_quantities(tmp_path):
 def test_band_problems():
     assert band_problems(_c("a", value=0.43, tolerance=0.5))  # admits zero
     assert band_problems(_c("b", value=-3.9, tolerance=2.0))  # +-51%
-    assert band_problems(_c("c", value=4.0, rel_tolerance=0.5))
+    assert band_problems(_c("c", value=4.0, rel_tolerance=0.5, basis="sampling", basis_note="n"))
+    assert not band_problems(_c("c2", value=1, tolerance=0.5))  # "1%" stated to the unit: [0.5, 1.5]
+    assert band_problems(_c("c3", value=1, tolerance=0.6))
     assert band_problems(_c("d", value=5, tolerance=1, basis="exact"))
     assert band_problems(_c("e", value=5, tolerance=1, basis="sampling"))  # no note on how it was sized
     assert not band_problems(_c("f", value=0.43, tolerance=0.15, basis="sampling", basis_note="2 SE"))
