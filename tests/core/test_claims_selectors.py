@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parents[2]
 # where-key -> the DAG wildcard whose values it selects
 WILDCARD_KEYS = {"model": "model", "country": "country", "instrument": "instrument", "baseline": "instrument"}
 AGGREGATE = {"all"}  # rows the tables add over every value of a wildcard
+# CulturalPersonas itself: its items are per country (results/personas/instruments/cp/{country}.tsv), so
+# "cp" is no value of the {instrument} wildcard; the dry run must still build them
+BUILT_OTHERWISE = {"instrument": ("cp", "results/personas/instruments/cp/")}
 
 
 def dag(*args: str) -> tuple[set[str], dict[str, dict[str, set[str]]]]:
@@ -73,7 +76,11 @@ def _problems(claims, outputs, wildcards) -> list[str]:
             problems.append(f"{c['id']}: no job of the paper DAG writes {c['result']}")
         for key, value in (c.get("where") or {}).items():
             value = str(value)
-            if key in WILDCARD_KEYS and value not in AGGREGATE:
+            other = BUILT_OTHERWISE.get(key)
+            if other and value == other[0]:
+                if not any(o.startswith(other[1]) for o in outputs):
+                    problems.append(f"{c['id']}: {key}={value!r} but the DAG builds no {other[1]}*")
+            elif key in WILDCARD_KEYS and value not in AGGREGATE:
                 used = wildcards[c["paper"]][WILDCARD_KEYS[key]]
                 if value not in used:
                     problems.append(f"{c['id']}: {key}={value!r} is not a {WILDCARD_KEYS[key]} of the paper DAG's "
