@@ -367,8 +367,8 @@ def check_tables(check: str) -> list[str]:
     out = []
     for node in ast.walk(_parse_check(check)):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "value":
-            if len(node.args) != 2 or not all(isinstance(a, ast.Constant) for a in node.args) \
-                    or not all(isinstance(k.value, ast.Constant) for k in node.keywords):
+            texts = [*node.args, *[k.value for k in node.keywords]]
+            if len(node.args) != 2 or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in texts):
                 raise ClaimsError("value() takes '<result file>', '<column>' and key='row value' selectors, "
                                   "all in quotes")
             out.append(node.args[0].value)

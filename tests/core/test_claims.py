@@ -163,3 +163,31 @@ def test_project_claims_file_is_well_formed():
     assert all(c["paper"] in ("pact", "personas", "monopolet") for c in claims)
     assert all(c["result"].startswith(f"results/{c['paper']}/") for c in claims if c["kind"] == "value")
     assert all(c.get("unit") for c in claims if c["kind"] == "value")
+
+
+def test_consistency_checks_read_result_cells_but_never_synthetic_ones(tmp_path):
+    from cultalign.core.tables import write_table
+
+    write_table(pd.DataFrame({"key": ["a", "b"], "value": [14.5, -2.0]}), tmp_path / "real.tsv", job={"rule": "r"})
+    write_table(pd.DataFrame({"key": ["a"], "value": [1.0]}), tmp_path / "syn.tsv",
+                job={"rule": "r", "synthetic_inputs": ["pact.sources"]})
+
+    def cons(id_, check, **kw):
+        return {"id": id_, "kind": "consistency", "paper": "pact", "place": "p", "statement": "s", "check": check,
+                **kw}
+    claims = _claims(tmp_path, [
+        cons("sign", "value('real.tsv', 'value', key='a') > 0 > value('real.tsv', 'value', key='b')"),
+        cons("syn", "value('syn.tsv', 'value', key='a') > 0"),
+        cons("missing_row", "value('real.tsv', 'value', key='z') > 0"),
+        cons("needs_unset", "value('real.tsv', 'value', key='a') > 0", needs="real_data.x"),
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.x": False}).set_index("id")
+    assert t.loc["sign", "status"] == "consistent"
+    assert "= 14.5 > 0 >" in t.loc["sign", "reason"]
+    assert t.loc["syn", "status"] == "not computable" and "synthetic" in t.loc["syn", "reason"]
+    assert t.loc["missing_row", "status"] == "not computable" and "found 0" in t.loc["missing_row", "reason"]
+    assert t.loc["needs_unset", "status"] == "not computable" and "real_data.x" in t.loc["needs_unset", "reason"]
+    from cultalign.claims import claim_result_files
+    assert claim_result_files(claims, ["pact"], {"real_data.x": False}) == ["real.tsv", "syn.tsv"]
+    with pytest.raises(ClaimsError, match="in quotes"):
+        _claims(tmp_path, [cons("bad", "value(1, 'value') > 0")])
