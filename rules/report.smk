@@ -10,10 +10,16 @@ rule claims:
         claims=config["claims"],
         results=claims_inputs,
     output:
-        report(
+        scorecard=report(
             "results/claims.csv",
             caption="../report/claims.rst",
             category="Claims scorecard",
+        ),
+        consistency=report(
+            "results/claims_consistency.csv",
+            caption="../report/claims_consistency.rst",
+            category="Claims scorecard",
+            subcategory="The papers' own consistency",
         ),
     log:
         "logs/report/claims.log",
@@ -26,5 +32,6 @@ rule claims:
     params:
         studies=conf("studies"),
         scale=conf("scale"),
+        needs_set=claim_needs_set,
     script:
         "../scripts/report/claims.py"

@@ -2,6 +2,13 @@ from cultalign.claims import evaluate, load_claims
 from cultalign.core.job import Job
 
 job = Job(snakemake)
-table = evaluate(load_claims(job.input.claims), job.params.studies, job.params.scale)
-table.to_csv(job.output[0], index=False)
+claims = load_claims(job.input.claims)
+table = evaluate(claims, job.params.studies, job.params.scale, needs_set=job.params.needs_set)
+if job.params.get("only_real_data"):  # the real-data target: claims on real inputs and the consistency checks
+    keep = {c["id"] for c in claims if c.get("needs") or c["kind"] == "consistency"}
+    table = table[table["id"].isin(keep)]
+table.to_csv(job.output.scorecard, index=False)
+consistency = table[table["kind"] == "consistency"]
+consistency[["id", "paper", "place", "statement", "status", "reason"]].rename(
+    columns={"reason": "arithmetic"}).to_csv(job.output.consistency, index=False)
 job.log.info("claims: %s", table["status"].value_counts().to_dict())
