@@ -130,7 +130,8 @@ def llm_of(name):
     value = canonical(
         {
             "name": name,
-            "spec": MODELS[name],
+            # the display name only labels figures: changing it reruns no model job
+            "spec": {k: v for k, v in MODELS[name].items() if k != "display_name"},
             "scoring": scoring_of(name, MODELS[name]),
             "cache_dir": config["cache_dir"],
             "retry": config["retry"],
@@ -200,6 +201,33 @@ def synthetic_label(wildcards, input, output):
 
     keys = synthetic_inputs_of_files([*output, *input])
     return {"inputs": "SYNTHETIC: " + ", ".join(keys) if keys else "real"}
+
+
+# Report sections (subcategories; the report sorts them by name) and the entry of a result.
+REPORT_MAIN = "1. Main text"
+REPORT_APPENDIX = "2. Appendix"
+REPORT_CHECKS = "3. Data and checks"
+
+
+def paper_report(path, caption, category, section, no, paper, shows):
+    """report() of a result, listed in the report by its labels: `no.` (its place in the paper
+    within `section`, so Figure 3 comes before Figure 15), `paper` (the table or figure it
+    reproduces), `result` (what it shows; may name wildcards) and `inputs` (real or SYNTHETIC).
+    A table goes in as its HTML page (`<table>.html`, written by Job.write_table), so the
+    report shows it in the page."""
+
+    def labels(wildcards, input, output):
+        lab = {
+            "no.": f"{no:02d}",
+            "paper": paper,
+            "result": shows.format(**dict(wildcards.items())),
+        }
+        lab.update(synthetic_label(wildcards, input, output))
+        return lab
+
+    return report(
+        path, caption=caption, category=category, subcategory=section, labels=labels
+    )
 
 
 def add_synthetic_marks():
@@ -275,6 +303,15 @@ def all_targets(wildcards):
     for study in STUDIES:
         targets += study_targets(study)
     return targets
+
+
+def model_display_names():
+    """Param of figure rules: {model name: its name in figures} (models.<name>.display_name,
+    else the last part of its hub_id, else the name itself)."""
+    return {
+        n: m.get("display_name") or (m.get("hub_id") or n).rsplit("/", 1)[-1]
+        for n, m in sorted(MODELS.items())
+    }
 
 
 def model_package(wildcards):

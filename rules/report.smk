@@ -10,16 +10,25 @@ rule claims:
         claims=config["claims"],
         results=claims_inputs,
     output:
-        scorecard=report(
-            "results/claims.csv",
+        scorecard="results/claims.csv",
+        scorecard_page=paper_report(
+            "results/claims.html",
             caption="../report/claims.rst",
             category="Claims scorecard",
+            section="Claims",
+            no=1,
+            paper="All three papers",
+            shows="Paper value vs reproduced value",
         ),
-        consistency=report(
-            "results/claims_consistency.csv",
+        consistency="results/claims_consistency.csv",
+        consistency_page=paper_report(
+            "results/claims_consistency.html",
             caption="../report/claims_consistency.rst",
             category="Claims scorecard",
-            subcategory="The papers' own consistency",
+            section="The papers' own consistency",
+            no=2,
+            paper="All three papers",
+            shows="Consistency checks of the papers' own numbers",
         ),
     log:
         "logs/report/claims.log",

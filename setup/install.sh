@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(r-base-core r-cran-lme4 r-cran-broom r-cran-data.table
-              espeak-ng sox libsox-fmt-all ffmpeg sqlite3)
+              espeak-ng sox libsox-fmt-all ffmpeg sqlite3
+              chromium)  # chromium: the browser test of the report (Playwright drives it)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -10,10 +10,15 @@ rule monopolet_agreement:
             "results/monopolet/solutions/{agent}.tsv", agent=MONOPOLET_AGENTS
         ),
     output:
-        summary=report(
-            "results/monopolet/tables/agreement.tsv",
+        summary="results/monopolet/tables/agreement.tsv",
+        summary_page=paper_report(
+            "results/monopolet/tables/agreement.html",
             caption="../../report/monopolet/agreement.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=4,
+            paper="Figure 5 (data)",
+            shows="SAA, EAA and AVG per model",
         ),
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
     log:
@@ -33,10 +38,15 @@ rule monopolet_response_stats:
     input:
         monopolet_answer_tables,
     output:
-        per_model=report(
-            "results/monopolet/tables/response_stats.tsv",
+        per_model="results/monopolet/tables/response_stats.tsv",
+        per_model_page=paper_report(
+            "results/monopolet/tables/response_stats.html",
             caption="../../report/monopolet/response_stats.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=7,
+            paper="Figure 7 (data)",
+            shows="Response statistics per model",
         ),
         per_answer="results/monopolet/tables/response_stats_per_answer.tsv",
     log:
@@ -88,10 +98,15 @@ rule monopolet_dataset_stats:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
         panel="results/monopolet/solutions/panel.tsv",
     output:
-        report(
-            "results/monopolet/tables/dataset_stats.tsv",
+        table="results/monopolet/tables/dataset_stats.tsv",
+        table_page=paper_report(
+            "results/monopolet/tables/dataset_stats.html",
             caption="../../report/monopolet/dataset_stats.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=2,
+            paper="Table 1",
+            shows="Dataset statistics",
         ),
     log:
         "logs/monopolet/dataset_stats.log",
@@ -112,10 +127,15 @@ rule monopolet_audio_quality:
         turns=monopolet_turns,
         reference=monopolet_demo_turns,
     output:
-        report(
-            "results/monopolet/tables/audio_quality.tsv",
+        table="results/monopolet/tables/audio_quality.tsv",
+        table_page=paper_report(
+            "results/monopolet/tables/audio_quality.html",
             caption="../../report/monopolet/audio_quality.rst",
             category="Monopolet",
+            section=REPORT_CHECKS,
+            no=1,
+            paper="Section 4.2 (check)",
+            shows="Transcription speed and diarization accuracy",
         ),
     log:
         "logs/monopolet/audio_quality.log",
@@ -134,10 +154,15 @@ rule monopolet_annotation_agreement:
     input:
         monopolet_annotation_inputs,
     output:
-        report(
-            "results/monopolet/tables/annotation_agreement.tsv",
+        table="results/monopolet/tables/annotation_agreement.tsv",
+        table_page=paper_report(
+            "results/monopolet/tables/annotation_agreement.html",
             caption="../../report/monopolet/annotation_agreement.rst",
             category="Monopolet",
+            section=REPORT_APPENDIX,
+            no=1,
+            paper="Table 2 (appendix A.1, A.4)",
+            shows="Annotation agreement and matching error rate",
         ),
     log:
         "logs/monopolet/annotation_agreement.log",
@@ -160,10 +185,14 @@ rule monopolet_plot_figure5:
     input:
         "results/monopolet/tables/agreement.tsv",
     output:
-        report(
-            "results/monopolet/figures/figure5_agreement.png",
+        paper_report(
+            "results/monopolet/figures/figure5.png",
             caption="../../report/monopolet/figure5.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=3,
+            paper="Figure 5",
+            shows="EAA, SAA and AVG per model",
         ),
     log:
         "logs/monopolet/plot_figure5.log",
@@ -174,6 +203,7 @@ rule monopolet_plot_figure5:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure5",
         scale=conf("scale"),
     script:
@@ -185,10 +215,14 @@ rule monopolet_plot_figure6:
     input:
         "results/monopolet/tables/response_stats_per_answer.tsv",
     output:
-        report(
-            "results/monopolet/figures/figure6_word_counts.png",
+        paper_report(
+            "results/monopolet/figures/figure6.png",
             caption="../../report/monopolet/figure6.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=5,
+            paper="Figure 6",
+            shows="Words per answer",
         ),
     log:
         "logs/monopolet/plot_figure6.log",
@@ -199,6 +233,7 @@ rule monopolet_plot_figure6:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure6",
     script:
         "../../scripts/monopolet/plot.py"
@@ -209,10 +244,14 @@ rule monopolet_plot_figure7:
     input:
         "results/monopolet/tables/response_stats.tsv",
     output:
-        report(
-            "results/monopolet/figures/figure7_response_stats.png",
+        paper_report(
+            "results/monopolet/figures/figure7.png",
             caption="../../report/monopolet/figure7.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=6,
+            paper="Figure 7",
+            shows="Entities in the answers",
         ),
     log:
         "logs/monopolet/plot_figure7.log",
@@ -223,6 +262,7 @@ rule monopolet_plot_figure7:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         kind="figure7",
     script:
         "../../scripts/monopolet/plot.py"
@@ -235,10 +275,14 @@ rule monopolet_plot_figure8:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topics.tsv",
     output:
-        figure=report(
-            "results/monopolet/figures/figure8_topic_scores.png",
+        figure=paper_report(
+            "results/monopolet/figures/figure8.png",
             caption="../../report/monopolet/figure8.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=8,
+            paper="Figure 8",
+            shows="Weighted AVG per model and topic",
         ),
         table="results/monopolet/tables/topic_scores.tsv",
     log:
@@ -249,6 +293,8 @@ rule monopolet_plot_figure8:
     resources:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
+    params:
+        model_names=model_display_names(),
     script:
         "../../scripts/monopolet/figure8.py"
 
@@ -256,10 +302,14 @@ rule monopolet_plot_figure8:
 rule monopolet_eaa_grid:
     """Appendix D Figure 9: EAA over intersection ratio, stance agreement and output length (the paper's grid)."""
     output:
-        figure=report(
-            "results/monopolet/figures/figure9_eaa_grid.png",
+        figure=paper_report(
+            "results/monopolet/figures/figure9.png",
             caption="../../report/monopolet/figure9.rst",
             category="Monopolet",
+            section=REPORT_APPENDIX,
+            no=3,
+            paper="Figure 9 (appendix D)",
+            shows="EAA over its parameter grid",
         ),
         table="results/monopolet/tables/eaa_grid.tsv",
     log:
@@ -282,10 +332,14 @@ rule monopolet_topic_map:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topics.tsv",
     output:
-        figure=report(
-            "results/monopolet/figures/figure3_topic_map.png",
+        figure=paper_report(
+            "results/monopolet/figures/figure3.png",
             caption="../../report/monopolet/figure3.rst",
             category="Monopolet",
+            section=REPORT_MAIN,
+            no=1,
+            paper="Figure 3",
+            shows="Topic map of the dilemmas",
         ),
         table="results/monopolet/topics/topic_map.tsv",
     log:
@@ -311,10 +365,15 @@ rule monopolet_annotation_samples:
         panel="results/monopolet/solutions/panel.tsv",
         matchings=monopolet_matchings,
     output:
-        dilemmas=report(
-            "results/monopolet/annotation/dilemmas_sample.tsv",
+        dilemmas="results/monopolet/annotation/dilemmas_sample.tsv",
+        dilemmas_page=paper_report(
+            "results/monopolet/annotation/dilemmas_sample.html",
             caption="../../report/monopolet/annotation_samples.rst",
             category="Monopolet",
+            section=REPORT_APPENDIX,
+            no=2,
+            paper="Tables 3-4 (appendix A.2-A.3)",
+            shows="Annotation samples",
         ),
         solutions="results/monopolet/annotation/solutions_sample.tsv",
         matching="results/monopolet/annotation/matching_sample.tsv",

@@ -5,7 +5,7 @@
 rule monopolet_figure3:
     """Paper Figure 3: topic map of the dilemmas and the topic distribution."""
     input:
-        "results/monopolet/figures/figure3_topic_map.png",
+        "results/monopolet/figures/figure3.png",
         "results/monopolet/topics/topic_map.tsv",
     localrule: True
     conda:
@@ -15,7 +15,7 @@ rule monopolet_figure3:
 rule monopolet_figure5:
     """Paper Figure 5: EAA, SAA and AVG per model."""
     input:
-        "results/monopolet/figures/figure5_agreement.png",
+        "results/monopolet/figures/figure5.png",
         "results/monopolet/tables/agreement.tsv",
     localrule: True
     conda:
@@ -25,7 +25,7 @@ rule monopolet_figure5:
 rule monopolet_figure6:
     """Paper Figure 6: words per answer."""
     input:
-        "results/monopolet/figures/figure6_word_counts.png",
+        "results/monopolet/figures/figure6.png",
     localrule: True
     conda:
         "../../envs/stats.yaml"
@@ -34,7 +34,7 @@ rule monopolet_figure6:
 rule monopolet_figure7:
     """Paper Figure 7: entities per word in the answers."""
     input:
-        "results/monopolet/figures/figure7_response_stats.png",
+        "results/monopolet/figures/figure7.png",
         "results/monopolet/tables/response_stats.tsv",
     localrule: True
     conda:
@@ -44,7 +44,7 @@ rule monopolet_figure7:
 rule monopolet_figure8:
     """Paper Figure 8: weighted AVG per model and topic."""
     input:
-        "results/monopolet/figures/figure8_topic_scores.png",
+        "results/monopolet/figures/figure8.png",
     localrule: True
     conda:
         "../../envs/stats.yaml"
@@ -53,7 +53,7 @@ rule monopolet_figure8:
 rule monopolet_figure9:
     """Paper appendix D Figure 9: EAA over the intersection ratio, stance agreement and output length."""
     input:
-        "results/monopolet/figures/figure9_eaa_grid.png",
+        "results/monopolet/figures/figure9.png",
         "results/monopolet/tables/eaa_grid.tsv",
     localrule: True
     conda:
@@ -90,12 +90,12 @@ rule monopolet_validation:
 
 
 STUDY_TARGETS["monopolet"] = [
-    "results/monopolet/figures/figure3_topic_map.png",
-    "results/monopolet/figures/figure5_agreement.png",
-    "results/monopolet/figures/figure6_word_counts.png",
-    "results/monopolet/figures/figure7_response_stats.png",
-    "results/monopolet/figures/figure8_topic_scores.png",
-    "results/monopolet/figures/figure9_eaa_grid.png",
+    "results/monopolet/figures/figure3.png",
+    "results/monopolet/figures/figure5.png",
+    "results/monopolet/figures/figure6.png",
+    "results/monopolet/figures/figure7.png",
+    "results/monopolet/figures/figure8.png",
+    "results/monopolet/figures/figure9.png",
     "results/monopolet/tables/dataset_stats.tsv",
     "results/monopolet/tables/agreement.tsv",
     "results/monopolet/tables/annotation_agreement.tsv",

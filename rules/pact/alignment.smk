@@ -38,16 +38,26 @@ rule pact_alignment:
         responses="results/pact/human/responses.tsv",
         surveys=pact_surveys,
     output:
-        metrics=report(
-            "results/pact/alignment/metrics.tsv",
+        metrics="results/pact/alignment/metrics.tsv",
+        metrics_page=paper_report(
+            "results/pact/alignment/metrics.html",
             caption="../../report/pact/alignment_metrics.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=12,
+            paper="Tables 22-23 (appendix F)",
+            shows="Human-model alignment metrics",
         ),
         summary="results/pact/alignment/summary.tsv",
-        audit=report(
-            "results/pact/alignment/position_audit.tsv",
+        audit="results/pact/alignment/position_audit.tsv",
+        audit_page=paper_report(
+            "results/pact/alignment/position_audit.html",
             caption="../../report/pact/position_audit.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=15,
+            paper="Table 24 (appendix F.6)",
+            shows="Option-position audit",
         ),
         model_gap="results/pact/alignment/model_norm_personal_gap.tsv",
         persona="results/pact/alignment/persona_effects.tsv",
@@ -72,15 +82,25 @@ rule pact_regressions:
         responses="results/pact/human/responses.tsv",
         surveys=pact_surveys,
     output:
-        human=report(
-            "results/pact/regression/human_drop1.tsv",
+        human="results/pact/regression/human_drop1.tsv",
+        human_page=paper_report(
+            "results/pact/regression/human_drop1.html",
             caption="../../report/pact/human_drop1.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=10,
+            paper="Table 16 (appendix D)",
+            shows="Drop-one deviance analysis, humans",
         ),
-        models=report(
-            "results/pact/regression/model_drop1.tsv",
+        models="results/pact/regression/model_drop1.tsv",
+        models_page=paper_report(
+            "results/pact/regression/model_drop1.html",
             caption="../../report/pact/model_drop1.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=11,
+            paper="Table 17 (appendix D)",
+            shows="Drop-one deviance analysis, models",
         ),
     log:
         "logs/pact/regressions.log",

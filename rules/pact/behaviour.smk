@@ -57,33 +57,53 @@ rule pact_behaviour_analysis:
     input:
         table="results/pact/behaviour/decisions.tsv",
     output:
-        rates=report(
-            "results/pact/analysis/rates_by_factor.tsv",
+        rates="results/pact/analysis/rates_by_factor.tsv",
+        rates_page=paper_report(
+            "results/pact/analysis/rates_by_factor.html",
             caption="../../report/pact/rates_by_factor.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=4,
+            paper="Tables 5-14 (appendix B)",
+            shows="Allow-preference rates by factor, pooled",
         ),
         by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
         by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
         model_pairs="results/pact/analysis/model_pairs.tsv",
         by_model="results/pact/analysis/rates_by_model.tsv",
-        chi_square=report(
-            "results/pact/analysis/chi_square.tsv",
+        chi_square="results/pact/analysis/chi_square.tsv",
+        chi_square_page=paper_report(
+            "results/pact/analysis/chi_square.html",
             caption="../../report/pact/chi_square.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=8,
+            paper="Table 13 (appendix B.9)",
+            shows="Chi-square tests and Cramer's V per factor",
         ),
         demographics="results/pact/analysis/demographic_effects.tsv",
         regions="results/pact/analysis/region_effects.tsv",
         region_pairs="results/pact/analysis/region_pair_rates.tsv",
-        preference_bins=report(
-            "results/pact/analysis/preference_bins.tsv",
+        preference_bins="results/pact/analysis/preference_bins.tsv",
+        preference_bins_page=paper_report(
+            "results/pact/analysis/preference_bins.html",
             caption="../../report/pact/preference_bins.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=7,
+            paper="Tables 9-10 (appendix B.7)",
+            shows="Allow-preference rates by preference bin",
         ),
         strength_by_country="results/pact/analysis/preference_strength_by_country.tsv",
-        per_model=report(
-            "results/pact/analysis/rates_per_model_tables.tsv",
+        per_model="results/pact/analysis/rates_per_model_tables.tsv",
+        per_model_page=paper_report(
+            "results/pact/analysis/rates_per_model_tables.html",
             caption="../../report/pact/rates_per_model_tables.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=5,
+            paper="Tables 5, 7, 8, 14 (appendix B)",
+            shows="Allow-preference rates per model",
         ),
     log:
         "logs/pact/behaviour_analysis.log",

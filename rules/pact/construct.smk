@@ -77,10 +77,15 @@ rule pact_expand:
         ],
     output:
         instances="results/pact/construct/instances.tsv",
-        counts=report(
-            "results/pact/construct/construction_counts.tsv",
+        counts="results/pact/construct/construction_counts.tsv",
+        counts_page=paper_report(
+            "results/pact/construct/construction_counts.html",
             caption="../../report/pact/construction_counts.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=3,
+            paper="Appendix A.5",
+            shows="Construction and expansion counts",
         ),
     log:
         "logs/pact/expand.log",
@@ -101,10 +106,15 @@ rule pact_annotation_agreement:
     input:
         table=PACT["annotations"],
     output:
-        table=report(
-            "results/pact/annotation/agreement.tsv",
+        table="results/pact/annotation/agreement.tsv",
+        table_page=paper_report(
+            "results/pact/annotation/agreement.html",
             caption="../../report/pact/annotation_agreement.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=2,
+            paper="Table 2 (appendix A.4)",
+            shows="Annotation agreement on generated instances",
         ),
     log:
         "logs/pact/annotation_agreement.log",

@@ -13,20 +13,50 @@ rule pact_figures:
         agreement="results/pact/human/agreement.tsv",
         alignment="results/pact/alignment/summary.tsv",
     output:
-        fig3=report(
-            PACT_FIGURES["3"], caption="../../report/pact/figure3.rst", category="PACT"
+        fig3=paper_report(
+            PACT_FIGURES["3"],
+            caption="../../report/pact/figure3.rst",
+            category="PACT",
+            section=REPORT_MAIN,
+            no=1,
+            paper="Figure 3",
+            shows="Allow-preference rate by model and configuration",
         ),
-        fig4=report(
-            PACT_FIGURES["4"], caption="../../report/pact/figure4.rst", category="PACT"
+        fig4=paper_report(
+            PACT_FIGURES["4"],
+            caption="../../report/pact/figure4.rst",
+            category="PACT",
+            section=REPORT_MAIN,
+            no=2,
+            paper="Figure 4",
+            shows="Base vs instruct behaviour",
         ),
-        fig5=report(
-            PACT_FIGURES["5"], caption="../../report/pact/figure5.rst", category="PACT"
+        fig5=paper_report(
+            PACT_FIGURES["5"],
+            caption="../../report/pact/figure5.rst",
+            category="PACT",
+            section=REPORT_MAIN,
+            no=3,
+            paper="Figure 5",
+            shows="Demographic and regional effects",
         ),
-        fig6=report(
-            PACT_FIGURES["6"], caption="../../report/pact/figure6.rst", category="PACT"
+        fig6=paper_report(
+            PACT_FIGURES["6"],
+            caption="../../report/pact/figure6.rst",
+            category="PACT",
+            section=REPORT_MAIN,
+            no=4,
+            paper="Figure 6",
+            shows="Human study results",
         ),
-        fig7=report(
-            PACT_FIGURES["7"], caption="../../report/pact/figure7.rst", category="PACT"
+        fig7=paper_report(
+            PACT_FIGURES["7"],
+            caption="../../report/pact/figure7.rst",
+            category="PACT",
+            section=REPORT_MAIN,
+            no=5,
+            paper="Figure 7",
+            shows="Human-model alignment",
         ),
     log:
         "logs/pact/figures.log",
@@ -37,6 +67,7 @@ rule pact_figures:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
+        model_names=model_display_names(),
         figure7_setting=conf("pact.alignment.figure7_setting"),
     script:
         "../../scripts/pact/figures.py"
@@ -49,20 +80,32 @@ rule pact_appendix_figures:
         persona_country="results/pact/alignment/persona_country_effects.tsv",
         region_pairs="results/pact/analysis/region_pair_rates.tsv",
     output:
-        fig15=report(
+        fig15=paper_report(
             PACT_APPENDIX_FIGURES["15"],
             caption="../../report/pact/figure15.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=13,
+            paper="Figure 15 (appendix F.4)",
+            shows="Persona vs no-persona findings",
         ),
-        fig16=report(
+        fig16=paper_report(
             PACT_APPENDIX_FIGURES["16"],
             caption="../../report/pact/figure16.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=14,
+            paper="Figure 16 (appendix F.4)",
+            shows="Persona vs no-persona MAE by country",
         ),
-        region_heatmap=report(
+        region_heatmap=paper_report(
             PACT_APPENDIX_FIGURES["region_heatmap"],
             caption="../../report/pact/region_heatmap.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=6,
+            paper="Appendix B.2",
+            shows="Actor region x receiver region heatmap",
         ),
     log:
         "logs/pact/appendix_figures.log",
@@ -72,5 +115,7 @@ rule pact_appendix_figures:
     resources:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
+    params:
+        model_names=model_display_names(),
     script:
         "../../scripts/pact/appendix_figures.py"

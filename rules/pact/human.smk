@@ -8,10 +8,15 @@ rule pact_ingest_prolific:
         export=pact_prolific_export,
     output:
         responses="results/pact/human/responses.tsv",
-        filters=report(
-            "results/pact/human/filters.tsv",
+        filters="results/pact/human/filters.tsv",
+        filters_page=paper_report(
+            "results/pact/human/filters.html",
             caption="../../report/pact/filters.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=9,
+            paper="Appendix C",
+            shows="Human-study quality filters",
         ),
     log:
         "logs/pact/ingest_prolific.log",

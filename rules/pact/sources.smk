@@ -7,10 +7,15 @@ rule pact_ingest_normad:
         data=pact_normad_file,
     output:
         table="results/pact/ingest/normad.tsv",
-        summary=report(
-            "results/pact/ingest/normad_summary.tsv",
+        summary="results/pact/ingest/normad_summary.tsv",
+        summary_page=paper_report(
+            "results/pact/ingest/normad_summary.html",
             caption="../../report/pact/normad_summary.rst",
             category="PACT",
+            section=REPORT_APPENDIX,
+            no=1,
+            paper="Appendix A.1",
+            shows="NormAd-ETI ingestion counts",
         ),
         per_country="results/pact/ingest/normad_per_country.tsv",
     log:

@@ -295,14 +295,78 @@ PERSONAS_TABLES = [
     "oeg_human_correlation",
     "annotation_agreement",
 ]
-PERSONAS_FIGURES = [
-    "fig3_mcs_alignment",
-    "fig5_trait_model",
-    "fig6_priming",
-    "fig10_mcs_models",
-    "fig11_oeg_models",
-    "fig12_priming_all",
-]
+PERSONAS_FIGURES = ["figure3", "figure5", "figure6", "figure10", "figure11", "figure12"]
+# Report entry of each table and figure (paper_report, rules/common.smk): section, place in
+# the paper's order, the paper's table/figure, what it shows.
+PERSONAS_REPORT = {
+    "table1_human_pairwise": (
+        REPORT_MAIN,
+        1,
+        "Table 1",
+        "Pairwise country distances, human data",
+    ),
+    "annotation_agreement": (REPORT_MAIN, 2, "Figure 2", "Inter-annotator agreement"),
+    "figure3": (REPORT_MAIN, 3, "Figure 3", "MCS W and KS per instrument and country"),
+    "table2_gains": (
+        REPORT_MAIN,
+        4,
+        "Table 2",
+        "Relative gains in W of CulturalPersonas",
+    ),
+    "oeg_human_correlation": (
+        REPORT_MAIN,
+        5,
+        "Figure 4",
+        "OEG scores vs human annotations",
+    ),
+    "table3_ttr": (REPORT_MAIN, 6, "Table 3", "Type-token ratio of OEG responses"),
+    "figure5": (REPORT_MAIN, 7, "Figure 5", "MCS W per trait and model"),
+    "figure6": (REPORT_MAIN, 8, "Figure 6", "Priming gain for the first country"),
+    "priming_ablation": (REPORT_MAIN, 9, "Figures 6 and 12 (data)", "Priming ablation"),
+    "figure10": (REPORT_APPENDIX, 2, "Figure 10", "MCS W per model"),
+    "figure11": (REPORT_APPENDIX, 3, "Figure 11", "OEG W per model"),
+    "table6_mcs_trait_gains": (
+        REPORT_APPENDIX,
+        4,
+        "Table 6",
+        "Gains in W per trait, MCS",
+    ),
+    "table7_oeg_trait_gains": (
+        REPORT_APPENDIX,
+        5,
+        "Table 7",
+        "Gains in W per trait, OEG",
+    ),
+    "figure12": (REPORT_APPENDIX, 6, "Figure 12", "Priming gain per country and model"),
+    "distances": (REPORT_CHECKS, 1, "Section 4.4 (data)", "W and KS per cell"),
+    "oeg_calibration": (
+        REPORT_CHECKS,
+        3,
+        "Section 4.3.2 (check)",
+        "OEG mapping calibration",
+    ),
+    "valid_counts": (
+        REPORT_CHECKS,
+        4,
+        "Section 4.3 (check)",
+        "Valid and invalid answers",
+    ),
+}
+
+
+def personas_report(path, name):
+    section, no, paper, shows = PERSONAS_REPORT[name]
+    return paper_report(
+        path,
+        caption=f"../../report/personas/{name}.rst",
+        category="CulturalPersonas",
+        section=section,
+        no=no,
+        paper=paper,
+        shows=shows,
+    )
+
+
 PERSONAS_AUDITS = [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"] + (
     ["results/personas/audit/release/summary.tsv"]
     if PERSONAS_CFG["release"]["path"]

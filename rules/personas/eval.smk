@@ -93,12 +93,9 @@ rule personas_metrics:
         oeg=personas_oeg_outputs(),
         human=PERSONAS_HUMAN,
     output:
+        [f"results/personas/tables/{t}.tsv" for t in PERSONAS_TABLES],
         [
-            report(
-                f"results/personas/tables/{t}.tsv",
-                caption=f"../../report/personas/{t}.rst",
-                category="CulturalPersonas",
-            )
+            personas_report(f"results/personas/tables/{t}.html", t)
             for t in PERSONAS_TABLES
         ],
     log:
@@ -126,11 +123,7 @@ rule personas_plots:
         priming="results/personas/tables/priming_ablation.tsv",
     output:
         [
-            report(
-                f"results/personas/figures/{f}.png",
-                caption=f"../../report/personas/{f}.rst",
-                category="CulturalPersonas",
-            )
+            personas_report(f"results/personas/figures/{f}.png", f)
             for f in PERSONAS_FIGURES
         ],
     log:
@@ -142,6 +135,7 @@ rule personas_plots:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
+        model_names=model_display_names(),
         figures=PERSONAS_FIGURES,
     script:
         "../../scripts/personas/plots.py"
@@ -152,10 +146,15 @@ rule personas_trait_native:
     input:
         personas_trait_item_files,
     output:
-        report(
-            "results/personas/tables/trait_native_scores.tsv",
+        table="results/personas/tables/trait_native_scores.tsv",
+        table_page=paper_report(
+            "results/personas/tables/trait_native_scores.html",
             caption="../../report/personas/trait_native_scores.rst",
             category="CulturalPersonas",
+            section=REPORT_APPENDIX,
+            no=1,
+            paper="Table 5 (TRAIT baseline)",
+            shows="TRAIT's own scoring",
         ),
     log:
         "logs/personas/trait_native.log",

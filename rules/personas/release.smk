@@ -100,20 +100,35 @@ rule personas_release_summary:
     input:
         unpack(personas_release_summary_inputs),
     output:
-        traits=report(
-            "results/personas/release/trait_scores.tsv",
+        traits="results/personas/release/trait_scores.tsv",
+        traits_page=paper_report(
+            "results/personas/release/trait_scores.html",
             caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
+            section=REPORT_MAIN,
+            no=1,
+            paper="Section 6",
+            shows="Trait scores on the published release",
         ),
-        cells=report(
-            "results/personas/release/run_summary.tsv",
+        cells="results/personas/release/run_summary.tsv",
+        cells_page=paper_report(
+            "results/personas/release/run_summary.html",
             caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
+            section=REPORT_MAIN,
+            no=2,
+            paper="Section 6",
+            shows="Release run per cell",
         ),
-        totals=report(
-            "results/personas/release/run_totals.tsv",
+        totals="results/personas/release/run_totals.tsv",
+        totals_page=paper_report(
+            "results/personas/release/run_totals.html",
             caption="../../report/personas/release_run.rst",
             category="CulturalPersonas (release run)",
+            section=REPORT_MAIN,
+            no=3,
+            paper="Section 6",
+            shows="Release run totals",
         ),
     log:
         "logs/personas/release/summary.log",

@@ -70,6 +70,15 @@ rule real_data_claims:
         results=real_data_claim_files,
     output:
         scorecard="results/real_data/claims.csv",
+        scorecard_page=paper_report(
+            "results/real_data/claims.html",
+            caption="../../report/claims.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=3,
+            paper="All three papers",
+            shows="Paper value vs value computed from the real data in ../shared/data",
+        ),
         consistency="results/real_data/claims_consistency.csv",
     log:
         "logs/real_data/claims.log",

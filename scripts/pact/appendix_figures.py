@@ -4,4 +4,6 @@ from cultalign.pact.figures import appendix_figures
 job = Job(snakemake)
 i, o = job.input, job.output
 appendix_figures(i.persona, i.persona_country, i.region_pairs, o.fig15, o.fig16, o.region_heatmap)
+for path in o:
+    job.sidecar(path)
 job.log.info("appendix figures written: %s", list(o))

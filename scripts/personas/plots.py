@@ -3,3 +3,5 @@ from cultalign.personas.figures import make_figures
 
 job = Job(snakemake)
 make_figures(job.input.distances, job.input.priming, dict(zip(job.params.figures, job.output)))
+for path in job.output:
+    job.sidecar(path)

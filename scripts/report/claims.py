@@ -8,7 +8,10 @@ if job.params.get("only_real_data"):  # the real-data target: claims on real inp
     keep = {c["id"] for c in claims if c.get("needs") or c["kind"] == "consistency"}
     table = table[table["id"].isin(keep)]
 table.to_csv(job.output.scorecard, index=False)
+job.write_report_page(table, job.output.scorecard)
 consistency = table[table["kind"] == "consistency"]
-consistency[["id", "paper", "place", "statement", "status", "reason"]].rename(
-    columns={"reason": "arithmetic"}).to_csv(job.output.consistency, index=False)
+consistency = consistency[["id", "paper", "place", "statement", "status", "reason"]].rename(
+    columns={"reason": "arithmetic"})
+consistency.to_csv(job.output.consistency, index=False)
+job.write_report_page(consistency, job.output.consistency)
 job.log.info("claims: %s", table["status"].value_counts().to_dict())

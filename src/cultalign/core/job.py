@@ -14,6 +14,7 @@ every config value reaches it as a named param (``rules/common.smk``:
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -68,6 +69,15 @@ def setup_logging(snakemake) -> logging.Logger:
     return logging.getLogger(snakemake.rule)
 
 
+_CURRENT: "Job | None" = None
+
+
+def current_job() -> "Job | None":
+    """The Job of the running rule script (None outside one): figures read their synthetic mark
+    and the models' display names from it (``cultalign.core.figures``)."""
+    return _CURRENT
+
+
 class Job:
     """One running rule job, seen through the ``snakemake`` object of its script."""
 
@@ -95,6 +105,8 @@ class Job:
         # when the script fails, Snakemake removes the tables it wrote: remove their sidecars too
         self.sidecars_written: list[Path] = []
         self._discard_on_error()
+        global _CURRENT
+        _CURRENT = self
 
     def _discard_on_error(self) -> None:
         """An uncaught exception in the script removes every sidecar this job wrote (then reports as usual)."""
@@ -128,11 +140,24 @@ class Job:
                 "code": self.params.get("code"), "synthetic_inputs": self.synthetic_inputs}
 
     def write_table(self, df: "pd.DataFrame", path: str | Path, **provenance: Any) -> Path:
-        """Write a TSV table and its sidecar (see ``provenance.sidecar_record`` for the keywords)."""
+        """Write a TSV table and its sidecar (see ``provenance.sidecar_record`` for the keywords);
+        when the rule declares the table's ``.html`` sibling as an output (a table shown in the
+        report), write that page too (``htmltables``)."""
         from .tables import write_table  # pandas only where a table is written
 
         self.sidecars_written.append(sidecar_path(path))
-        return write_table(df, path, job=self.record(), **provenance)
+        written = write_table(df, path, job=self.record(), **provenance)
+        self.write_report_page(df, path)
+        return written
+
+    def write_report_page(self, df: "pd.DataFrame", path: str | Path) -> Path | None:
+        """The HTML page of table ``path`` when it is one of the job's outputs (else nothing)."""
+        from .htmltables import html_path_of, write_html_table
+
+        page = html_path_of(path)
+        if os.path.normpath(page) not in {os.path.normpath(str(o)) for o in self.output}:
+            return None
+        return write_html_table(df, page, source=path, synthetic_inputs=self.synthetic_inputs)
 
     def sidecar(self, path: str | Path, **provenance: Any) -> Path:
         """The sidecar of an output that is not a TSV table (a figure, a folder); write it after the output."""

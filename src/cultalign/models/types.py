@@ -45,6 +45,7 @@ class ModelSpec:
     package: str | None = _D["package"]  # PyPI package shipping the GGUF (source pypi-gguf)
     path: str | None = _D["path"]
     hub_id: str | None = _D["hub_id"]
+    display_name: str | None = _D["display_name"]  # name in figures only (never part of a request or cache key)
     revision: str | None = _D["revision"]
     dtype: str = _D["dtype"]
     max_context: int = _D["max_context"]

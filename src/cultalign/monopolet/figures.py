@@ -1,23 +1,24 @@
-"""Figures 5-8 of the paper from this workflow's tables (matplotlib, Agg)."""
+"""Figures 3 and 5-9 of the paper from this workflow's tables, in the project's one figure
+style (``cultalign.core.figures``: 300 dpi, labelled axes and colour bars, readable cell
+numbers, display names, the synthetic mark)."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from ..core import figures as figs
+from ..core.figures import plt
+
+METRICS = {"EAA": "EAA: explicit agreement accuracy", "SAA": "SAA: stated agreement accuracy",
+           "AVG": "AVG: mean of SAA and EAA"}
+FEATURE_NAMES = {"numbers": "numbers", "question_marks": "question marks", "modal_verbs": "modal verbs",
+                 "hedges": "hedges", "you_pronouns": "2nd-person pronouns", "person_mentions": "person mentions"}
 
 
-def _heatmap(ax, mat: pd.DataFrame, fmt="{:.3f}"):
-    im = ax.imshow(mat.to_numpy(dtype=float), aspect="auto", cmap="viridis")
-    ax.set_xticks(range(mat.shape[1]), mat.columns, rotation=45, ha="right")
-    ax.set_yticks(range(mat.shape[0]), mat.index)
-    for i in range(mat.shape[0]):
-        for j in range(mat.shape[1]):
-            v = mat.iat[i, j]
-            ax.text(j, i, "n/a" if pd.isna(v) else fmt.format(v), ha="center", va="center", color="w", fontsize=8)
+def _heatmap(fig, ax, mat: pd.DataFrame, label: str, better: str | None = None, fmt="{:.3f}"):
+    im = figs.heatmap(ax, mat.to_numpy(dtype=float), list(mat.index), list(mat.columns), fmt=fmt)
+    figs.colorbar(fig, im, ax, label, better)
     return im
 
 
@@ -27,54 +28,51 @@ def scale_note(scale: str) -> str:
 
 
 def figure5(agreement: pd.DataFrame, out: str, title_note: str = "") -> None:
-    fig, ax = plt.subplots(figsize=(6, 3.5))
-    metrics = ["EAA", "SAA", "AVG"]
+    fig, ax = plt.subplots(figsize=(7, 3.6))
     x = np.arange(len(agreement))
-    for k, m in enumerate(metrics):
-        ax.bar(x + (k - 1) * 0.25, agreement[m].fillna(0), width=0.25, label=m)
-    ax.set_xticks(x, agreement["comparison"], rotation=20, ha="right")
+    for k, m in enumerate(METRICS):
+        ax.bar(x + (k - 1) * 0.25, agreement[m].fillna(0), width=0.25, label=METRICS[m])
+    ax.set_xticks(x, figs.displays(agreement["comparison"]), rotation=20, ha="right")
     ax.set_ylim(0, 1)
-    ax.set_ylabel("agreement")
-    ax.set_title(f"Agreement with the reference solutions {title_note}".strip())
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    ax.set_xlabel("Candidate vs reference")
+    ax.set_ylabel("Agreement with the reference\nsolutions (0-1, higher is better)")
+    ax.set_title(f"Figure 5: agreement with the reference solutions {title_note}".strip())
+    figs.legend_outside(ax, title="Metric")
+    figs.save(fig, out)
 
 
 def figure6(per_answer: pd.DataFrame, out: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     models = sorted(per_answer["model"].unique())
-    ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models], tick_labels=models)
-    ax.set_ylabel("words per answer")
-    ax.set_title("Number of words in the models' answers")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models],
+               tick_labels=figs.displays(models))
+    ax.set_xlabel("Model")
+    ax.set_ylabel("Words per answer")
+    ax.set_title("Figure 6: number of words in the models' answers")
+    figs.save(fig, out)
 
 
 def figure7(per_model: pd.DataFrame, features: list[str], out: str) -> None:
-    fig, ax = plt.subplots(figsize=(7, 1.5 + 0.5 * len(per_model)))
+    fig, ax = plt.subplots(figsize=(7.5, 1.8 + 0.5 * len(per_model)))
     mat = per_model.set_index("model")[features]
-    im = _heatmap(ax, mat)
-    fig.colorbar(im, ax=ax, label="share of words")
-    ax.set_title("Entities in the open-ended answers (per word)")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    mat.columns = [FEATURE_NAMES.get(c, c) for c in mat.columns]
+    _heatmap(fig, ax, mat, "Share of the answer's words\n(mean over dilemmas)")
+    ax.set_xlabel("Entity type")
+    ax.set_ylabel("Model")
+    ax.set_title("Figure 7: entities in the open-ended answers (per word)")
+    figs.save(fig, out)
 
 
 def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     names = dict(zip(topics["topic"].astype(str), topics["name"]))
     mat = scores.pivot(index="comparison", columns="topic", values="AVG")
     mat.columns = [names.get(str(c).replace("topic_", ""), c) for c in mat.columns]
-    fig, ax = plt.subplots(figsize=(2 + 1.2 * mat.shape[1], 1.5 + 0.5 * mat.shape[0]))
-    im = _heatmap(ax, mat)
-    fig.colorbar(im, ax=ax, label="weighted AVG")
-    ax.set_title("Weighted average of AVG per model and topic")
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(3 + 1.2 * mat.shape[1], 1.8 + 0.5 * mat.shape[0]))
+    _heatmap(fig, ax, mat, "AVG weighted by topic share\n(0-1)", "higher")
+    ax.set_xlabel("Topic (top terms)")
+    ax.set_ylabel("Candidate vs reference")
+    ax.set_title("Figure 8: weighted average of AVG per model and topic")
+    figs.save(fig, out)
 
 
 def figure9(grid: pd.DataFrame, out: str) -> None:
@@ -92,12 +90,13 @@ def figure9(grid: pd.DataFrame, out: str) -> None:
         im = ax.imshow(mat.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis", vmin=0, vmax=1,
                        extent=(xs.min() - hx, xs.max() + hx, ys.min() - hy, ys.max() + hy))
         ax.set_xticks([0, 0.5, 1])
-        ax.set_title(f"r_cand = {r}", fontsize=9)
-        ax.set_xlabel("intersection ratio", fontsize=8)
-    axes[0][0].set_ylabel("same stance ratio")
-    fig.colorbar(im, ax=axes[0].tolist(), label="EAA")
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+        ax.set_title(f"r_cand = {r}")
+        ax.set_xlabel("Intersection ratio\n(share of candidates matched)")
+    axes[0][0].set_ylabel("Same-stance ratio\n(among matched pairs)")
+    figs.colorbar(fig, im, axes[0].tolist(), "EAA (0-1)")
+    fig.suptitle("Figure 9: EAA over the intersection ratio, the same-stance ratio and r_cand "
+                 "(number of candidate solutions)")
+    figs.save(fig, out)
 
 
 def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
@@ -112,11 +111,15 @@ def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
         left.scatter(sub["x"], sub["y"], s=14, color=cmap(k % 20), label=names.get(t, t))
     left.set_xticks([])
     left.set_yticks([])
-    left.set_title("Dilemmas by topic (t-SNE of topic proportions)", fontsize=9)
+    left.set_xlabel("t-SNE dimension 1 (no unit)")
+    left.set_ylabel("t-SNE dimension 2 (no unit)")
+    left.set_title("Dilemmas by dominant topic (t-SNE of topic proportions)")
     counts = positions["topic"].astype(str).value_counts().reindex(order, fill_value=0)
     right.barh([names.get(t, t) for t in order], counts.to_numpy(), color=[cmap(k % 20) for k in range(len(order))])
     right.invert_yaxis()
-    right.set_xlabel("dilemmas (dominant topic)")
+    right.set_xlabel("Dilemmas (count)")
+    right.set_ylabel("Dominant topic (top terms)")
+    right.set_title("Dilemmas per dominant topic")
+    fig.suptitle("Figure 3: topics of the dilemmas")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    figs.save(fig, out)

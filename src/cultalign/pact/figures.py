@@ -1,22 +1,35 @@
-"""Figures 3-7 of the paper, drawn from the result tables (matplotlib, Agg)."""
+"""Figures 3-7 of the paper and the appendix figures, drawn from the result tables in the
+project's one figure style (``cultalign.core.figures``: 300 dpi, labelled axes, legends outside
+the data, display names, the synthetic mark)."""
 
 from __future__ import annotations
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+from ..core import figures as figs
+from ..core.figures import plt
+from ..core.tables import read_tsv
+from .geography import REGIONS
 
-from ..core.tables import read_tsv  # noqa: E402
-from .geography import REGIONS  # noqa: E402
-
-SYN = "synthetic human data (demo)"
+CONFIGURATIONS = {
+    "C1": "C1: actor personal, receiver norm",
+    "C2": "C2: actor norm, receiver personal",
+    "C3": "C3: both personal",
+}
+RATE = "Allow-preference rate\n(share of valid decisions)"
+PP = "Difference in allow-preference rate\n(percentage points)"
 
 
 def _read(path: str) -> pd.DataFrame:
     return read_tsv(path, empty_as_na=True)
+
+
+def _save(fig, out: str, synthetic: bool = False) -> None:
+    """Save with the synthetic mark of the running job; outside a job, ``synthetic`` (the human
+    data are synthetic) marks the figure."""
+    keys = figs.synthetic_inputs() or (["synthetic human data"] if synthetic else [])
+    figs.save(fig, out, keys)
 
 
 def main_figures(by_model_config: str, by_model_kind: str, model_pairs: str, demographics: str, regions: str,
@@ -43,12 +56,13 @@ def appendix_figures(persona: str, persona_country: str, region_pairs: str, fig1
     region_heatmap(_read(region_pairs), region_heatmap_out, REGIONS)
 
 
-def _bars(ax, labels, values, err=None, color=None, title="", ylabel=""):
+def _bars(ax, labels, values, err=None, color=None, title="", ylabel="", xlabel="Model"):
     x = np.arange(len(labels))
     ax.bar(x, values, yerr=err, color=color, capsize=3)
-    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_xticks(x, figs.displays(labels), rotation=30, ha="right")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.set_xlabel(xlabel)
     ax.axhline(0, color="black", lw=0.5)
 
 
@@ -61,15 +75,15 @@ def figure3(by_model_config: pd.DataFrame, out: str) -> None:
     for j, c in enumerate(confs):
         g = by_model_config[by_model_config.configuration == c].set_index("model").reindex(models)
         err = np.vstack([g.allow_rate - g.ci_low, g.ci_high - g.allow_rate]).clip(min=0)
-        ax.bar(np.arange(len(models)) + j * w, g.allow_rate, w, yerr=err, capsize=2, label=c)
-    ax.set_xticks(np.arange(len(models)) + w * (len(confs) - 1) / 2, models, fontsize=8)
-    ax.set_ylabel("Allow-preference rate")
+        ax.bar(np.arange(len(models)) + j * w, g.allow_rate, w, yerr=err, capsize=2,
+               label=CONFIGURATIONS.get(c, c))
+    ax.set_xticks(np.arange(len(models)) + w * (len(confs) - 1) / 2, figs.displays(models))
+    ax.set_xlabel("Model")
+    ax.set_ylabel(RATE)
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
-    ax.set_title("Figure 3: allow-preference rate by model and configuration", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    figs.legend_outside(ax, title="Preference configuration")
+    ax.set_title("Figure 3: allow-preference rate by model and configuration (error bars: bootstrap 95% CI)")
+    _save(fig, out)
 
 
 def figure4(by_model_kind: pd.DataFrame, out: str, pairs: pd.DataFrame | None = None) -> None:
@@ -79,55 +93,64 @@ def figure4(by_model_kind: pd.DataFrame, out: str, pairs: pd.DataFrame | None = 
     fig, axes = plt.subplots(1, 1 + len(kinds), figsize=(6 + 4 * len(kinds), 3.5), squeeze=False)
     ax = axes[0][0]
     lab = by_model_kind["model"] + " (" + by_model_kind["model_kind"] + ")"
-    _bars(ax, lab.tolist(), by_model_kind["allow_rate"].tolist(),
-          color=["tab:gray" if k == "base" else "tab:blue" for k in by_model_kind["model_kind"]],
-          title="Figure 4: allow-preference rate by model", ylabel="Allow-preference rate")
+    colors = ["tab:gray" if k == "base" else "tab:blue" for k in by_model_kind["model_kind"]]
+    _bars(ax, lab.tolist(), by_model_kind["allow_rate"].tolist(), color=colors,
+          title="A: allow-preference rate by model (grey: base, blue: instruct)", ylabel=RATE)
+    ax.set_ylim(0, 1)
     if (by_model_kind["model_kind"] == "base").sum() == 0:
-        ax.text(0.5, 0.9, "no base model configured in this run", transform=ax.transAxes, ha="center", fontsize=8)
-    titles = {"base_instruct": "instruct - base (pp)", "small_large": "large - small (pp)"}
-    for ax, kind in zip(axes[0][1:], kinds):
+        ax.text(0.5, 0.9, "no base model configured in this run", transform=ax.transAxes, ha="center")
+    titles = {"base_instruct": "instruct minus base", "small_large": "large minus small"}
+    for k, (ax, kind) in enumerate(zip(axes[0][1:], kinds)):
         g = pairs[pairs.comparison == kind]
         diff = 100 * g["diff_b_minus_a"]
         err = np.vstack([diff - 100 * g["ci_low"], 100 * g["ci_high"] - diff]).clip(min=0)
-        _bars(ax, (g["a"] + " -> " + g["b"]).tolist(), diff.tolist(), err=err,
+        _bars(ax, (g["a"].map(figs.display) + " -> " + g["b"].map(figs.display)).tolist(), diff.tolist(), err=err,
               color=["tab:red" if v > 0 else "tab:green" for v in diff.fillna(0)],
-              title=titles[kind], ylabel="Allow-preference rate difference (pp)")
+              title=f"{'BC'[k]}: {titles[kind]} (error bars: 95% CI)", ylabel=PP, xlabel="Model pair")
+    fig.suptitle("Figure 4: base vs instruct (and small vs large) behaviour")
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    _save(fig, out)
 
 
 def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.5))
+    fig, axes = plt.subplots(1, 3, figsize=(11, 3.6))
     d = demo[demo.model != "all"]
-    for ax, f, title in ((axes[0], "actor_age", "A: age (younger - older, actor)"),
-                         (axes[1], "actor_gender", "B: gender (female - male, actor)")):
+    for ax, f, title in ((axes[0], "actor_age", "A: age (younger minus older actor)"),
+                         (axes[1], "actor_gender", "B: gender (female minus male actor)")):
         g = d[d.factor == f]
-        _bars(ax, g["model"].tolist(), g["delta_pp"].fillna(0).tolist(), title=title, ylabel="pp")
+        _bars(ax, g["model"].tolist(), g["delta_pp"].fillna(0).tolist(), title=title, ylabel=PP)
     r = regions.sort_values("delta_pp")
     _bars(axes[2], r["region"].tolist(), r["delta_pp"].tolist(),
           color=["salmon" if v < 0 else "mediumseagreen" for v in r["delta_pp"]],
-          title="C: receiver region (rate - overall)", ylabel="pp")
-    fig.suptitle("Figure 5: demographic and regional effects", fontsize=9)
+          title="C: receiver region (region rate minus overall rate)", ylabel=PP, xlabel="Receiver region")
+    fig.suptitle("Figure 5: demographic and regional effects")
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    figs.note(fig, "pp = percentage points of the allow-preference rate. A-B: positive = more preference "
+              "allowance for the younger / female actor. C: averaged across models; salmon = more "
+              "culture-following than overall, green = more preference-allowing.")
+    _save(fig, out)
 
 
 def figure6(gaps: pd.DataFrame, agree: pd.DataFrame, out: str, synthetic: bool) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.6))
     g = gaps[gaps.participant_country != "all"]
     _bars(axes[0], g["participant_country"].tolist(), g["gap_pp"].tolist(),
-          title="A: norm-personal gap by participant country", ylabel="p_pers - p_norm (pp)")
+          title="A: norm-personal gap by participant country",
+          ylabel="p_personal - p_norm\n(percentage points)", xlabel="Participant country")
     a = agree[agree.group_by == "relation"].pivot(index="level", columns="question_type", values="agreement")
     a = a.reindex([x for x in ("same", "close", "far") if x in a.index])
-    a.plot.bar(ax=axes[1], rot=0)
+    a.columns = [str(c).replace("_", " ") for c in a.columns]
+    a.plot.bar(ax=axes[1], rot=0, legend=False)
     axes[1].set_ylim(0.4, 1)
-    axes[1].set_title("B: agreement by country relation", fontsize=9)
-    fig.suptitle("Figure 6: human study" + (f" ({SYN})" if synthetic else ""), fontsize=9)
+    axes[1].set_xlabel("Scenario country relative to the participant's")
+    axes[1].set_ylabel("Agreement\n(share choosing the majority option)")
+    axes[1].set_title("B: agreement by country relation")
+    figs.legend_outside(axes[1], title="Question")
+    fig.suptitle("Figure 6: human study")
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    figs.note(fig, "p_personal, p_norm: allow-preference rate in the personal-choice and the norm-judgment "
+              "questions.")
+    _save(fig, out, synthetic)
 
 
 def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no_persona") -> None:
@@ -139,64 +162,69 @@ def figure7(summary: pd.DataFrame, out: str, synthetic: bool, setting: str = "no
                          f"(pact.alignment.figure7_setting); found {sorted(set(avg['persona_setting']))}")
     s = avg[avg.persona_setting == setting].set_index("model")
     unc = avg[avg.persona_setting == "persona"].set_index("model")["uncertainty_corr"].reindex(s.index)
-    fig, axes = plt.subplots(1, 4, figsize=(13, 3.5))
-    _bars(axes[0], s.index.tolist(), s["majority_alignment"].tolist(), title="A: majority alignment")
+    fig, axes = plt.subplots(1, 4, figsize=(14, 3.8))
+    _bars(axes[0], s.index.tolist(), s["majority_alignment"].tolist(), title="A: majority alignment",
+          ylabel="Share of items where the model\nchooses the human majority option")
+    axes[0].set_ylim(0, 1)
     x = np.arange(len(s))
     axes[1].bar(x - 0.2, s["rate_mae_item"], 0.4, label="item-level MAE")
     axes[1].bar(x + 0.2, s["rate_gap_aggregate"], 0.4, label="aggregate-rate gap")
-    axes[1].set_xticks(x, s.index, fontsize=8)
-    axes[1].legend(fontsize=7)
-    axes[1].set_title("B: rate alignment", fontsize=9)
+    axes[1].set_xticks(x, figs.displays(s.index), rotation=30, ha="right")
+    axes[1].set_xlabel("Model")
+    axes[1].set_ylabel("Absolute error of the culture-\nfollowing rate (0-1)")
+    axes[1].legend(loc="upper center", bbox_to_anchor=(0.5, -0.32), frameon=False, ncol=1)
+    axes[1].set_title("B: rate alignment (lower is better)")
     _bars(axes[2], s.index.tolist(), s["signed_culture_gap"].tolist(),
-          title="C: signed culture gap (+ = over-selects culture)")
-    _bars(axes[3], s.index.tolist(), unc.fillna(0).tolist(), title="D: uncertainty correlation (persona)")
+          title="C: signed culture gap", ylabel="Model minus human culture-following\nrate (+ = over-culturalizes)")
+    _bars(axes[3], s.index.tolist(), unc.fillna(0).tolist(), title="D: uncertainty correlation (persona)",
+          ylabel="Pearson r, model vs human\nagreement per item")
     for k, v in enumerate(unc):
         if pd.isna(v):
-            axes[3].text(k, 0, "n/a (constant\nagreement)", ha="center", va="bottom", fontsize=7)
-    fig.suptitle(f"Figure 7: human-model alignment (A-C: {setting.replace('_', ' ')})"
-                 + (f" ({SYN})" if synthetic else ""), fontsize=9)
+            axes[3].text(k, 0, "n/a (constant\nagreement)", ha="center", va="bottom", fontsize=6.5)
+    fig.suptitle(f"Figure 7: human-model alignment (A-C: {setting.replace('_', ' ')})")
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    _save(fig, out, synthetic)
 
 
 def _paired_bars(ax, labels, a, b, la, lb, title, ylabel):
     x = np.arange(len(labels))
     ax.bar(x - 0.2, a, 0.4, label=la, color="tab:gray")
     ax.bar(x + 0.2, b, 0.4, label=lb, color="tab:orange")
-    ax.set_xticks(x, labels, rotation=30, ha="right", fontsize=8)
-    ax.set_title(title, fontsize=9)
-    ax.set_ylabel(ylabel, fontsize=8)
+    ax.set_xticks(x, figs.displays(labels), rotation=30, ha="right")
+    ax.set_xlabel("Model")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
     ax.axhline(0, color="black", lw=0.5)
-    ax.legend(fontsize=7)
 
 
 def figure15(effects: pd.DataFrame, out: str, synthetic: bool) -> None:
     """Appendix F.4 / figure 15: rate-alignment MAE and norm-personal gap, no persona vs persona,
     per model (frame average, main prompt format)."""
-    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+    fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.8))
     e = effects[effects.frame == "avg"]
     for ax, metric, title, ylabel in (
-            (axes[0], "rate_gap_aggregate", "A: rate-alignment MAE (|mean m - mean h|)", "MAE"),
-            (axes[1], "rate_mae_item", "B: item-level MAE (mean |m_i - h_i|)", "MAE"),
-            (axes[2], "norm_personal_gap", "C: model norm-personal gap (p_pers - p_norm)", "gap")):
+            (axes[0], "rate_gap_aggregate", "A: rate-alignment MAE\n|mean model - mean human| (lower is better)",
+             "MAE of the culture-following rate (0-1)"),
+            (axes[1], "rate_mae_item", "B: item-level MAE\nmean |model - human| per item (lower is better)",
+             "MAE of the culture-following rate (0-1)"),
+            (axes[2], "norm_personal_gap", "C: model norm-personal gap\np_personal - p_norm",
+             "Difference in allow-preference rate (0-1)")):
         g = e[e.metric == metric].sort_values("model")
         _paired_bars(ax, g["model"].tolist(), g["no_persona"].fillna(0), g["persona"].fillna(0),
                      "no persona", "persona", title, ylabel)
         for k, (a, b) in enumerate(zip(g["no_persona"], g["persona"])):
             if pd.notna(a) and pd.notna(b):
-                ax.text(k, max(a, b, 0), f"{b - a:+.3f}", ha="center", va="bottom", fontsize=7)
-    fig.suptitle("Figure 15: persona vs no-persona (label: persona - no persona)"
-                 + (f" ({SYN})" if synthetic else ""), fontsize=9)
+                ax.text(k, max(a, b, 0), f"{b - a:+.3f}", ha="center", va="bottom", fontsize=6.5)
+    figs.legend_outside(axes[2], title="Setting")
+    fig.suptitle("Figure 15: persona vs no persona (numbers above the bars: persona minus no persona)")
     fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    _save(fig, out, synthetic)
 
 
 def figure16(country: pd.DataFrame, out: str, synthetic: bool) -> None:
     """Appendix F.4 / figure 16: persona - no-persona rate-alignment MAE per persona country,
     averaged across models (bars) with each model's value (points); below 0 = persona helps."""
-    fig, ax = plt.subplots(figsize=(7, 3.8))
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
     c = country[country.frame == "avg"]
     allm = c[c.model == "all"].sort_values("delta")
     countries = allm["persona_country"].tolist()
@@ -206,32 +234,23 @@ def figure16(country: pd.DataFrame, out: str, synthetic: bool) -> None:
     models = sorted(m for m in c["model"].unique() if m != "all")
     for j, m in enumerate(models):
         g = c[c.model == m].set_index("persona_country").reindex(countries)
-        ax.scatter(x + (j - (len(models) - 1) / 2) * 0.08, g["delta"], s=14, zorder=3, label=m)
-    ax.set_xticks(x, countries, rotation=30, ha="right", fontsize=8)
+        ax.scatter(x + (j - (len(models) - 1) / 2) * 0.08, g["delta"], s=14, zorder=3, label=figs.display(m))
+    ax.set_xticks(x, countries, rotation=30, ha="right")
+    ax.set_xlabel("Persona country")
     ax.axhline(0, color="black", lw=0.5)
-    ax.set_ylabel("MAE(persona) - MAE(no persona)", fontsize=8)
-    ax.legend(fontsize=7)
+    ax.set_ylabel("MAE(persona) - MAE(no persona)\n(culture-following rate, 0-1; below 0 = persona helps)")
+    figs.legend_outside(ax)
     if not countries:
         ax.text(0.5, 0.5, "no persona country with human responses", transform=ax.transAxes, ha="center")
-    ax.set_title("Figure 16: persona vs no-persona rate-alignment MAE by persona country"
-                 + (f"\n({SYN})" if synthetic else ""), fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out)
-    plt.close(fig)
+    ax.set_title("Figure 16: persona vs no-persona rate-alignment MAE by persona country")
+    _save(fig, out, synthetic)
 
 
 def _heat(ax, t: pd.DataFrame, rows, cols, title):
     m = t.pivot(index="actor_region", columns="receiver_region", values="allow_rate").reindex(index=rows,
                                                                                               columns=cols)
-    im = ax.imshow(np.ma.masked_invalid(m.to_numpy(dtype=float)), vmin=0, vmax=1, cmap="viridis")
-    ax.set_facecolor("lightgray")
-    ax.set_xticks(np.arange(len(cols)), cols, rotation=45, ha="right", fontsize=7)
-    ax.set_yticks(np.arange(len(rows)), rows, fontsize=7)
+    im = figs.heatmap(ax, m.to_numpy(dtype=float), rows, cols, vmin=0, vmax=1, missing="")
     ax.set_title(title, fontsize=8)
-    for (i, j), v in np.ndenumerate(m.to_numpy(dtype=float)):
-        if not np.isnan(v):
-            ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=6,
-                    color="white" if v < 0.5 else "black")
     if m.isna().all().all():
         ax.text(0.5, 0.5, "no decisions", transform=ax.transAxes, ha="center", va="center", fontsize=7)
     return im
@@ -247,17 +266,19 @@ def region_heatmap(pairs: pd.DataFrame, out: str, regions, focus=("N. Am./W. Eur
     present = set(p["actor_region"]) | set(p["receiver_region"])
     regs = [r for r in regions if r in present] + sorted(present - set(regions))
     n = max(len(facets), 1)
-    fig, axes = plt.subplots(2, n, figsize=(4.2 * n, 7.5), squeeze=False,
+    fig, axes = plt.subplots(2, n, figsize=(4.4 * n + 1, 7.8), squeeze=False,
                              gridspec_kw={"height_ratios": [2.2, 1]})
     im = None
     for k, m in enumerate(facets):
         t = p[p.model == m]
-        im = _heat(axes[0, k], t, regs, regs, f"{m}" if m != "all" else "all models (pooled)")
-        _heat(axes[1, k], t, list(focus), list(focus), f"{m}: Western/MENA")
-        axes[0, k].set_xlabel("receiver region", fontsize=7)
-        axes[0, k].set_ylabel("actor region", fontsize=7)
+        name = figs.display(m) if m != "all" else "all models (pooled)"
+        im = _heat(axes[0, k], t, regs, regs, name)
+        _heat(axes[1, k], t, list(focus), list(focus), f"{name}: Western/MENA")
+        for ax in axes[:, k]:
+            ax.set_xlabel("Receiver region")
+            ax.set_ylabel("Actor region")
     if im is not None:
-        fig.colorbar(im, ax=axes[0, :].tolist(), shrink=0.8, label="allow-preference rate")
-    fig.suptitle("Appendix B.2: allow-preference rate by actor region x receiver region", fontsize=9)
-    fig.savefig(out, bbox_inches="tight")
-    plt.close(fig)
+        figs.colorbar(fig, im, axes[:, :].ravel().tolist(), "Allow-preference rate (share of valid decisions)",
+                      shrink=0.8)
+    fig.suptitle("Appendix B.2: allow-preference rate by actor region x receiver region (grey: no decisions)")
+    _save(fig, out)

@@ -1,0 +1,130 @@
+"""The Snakemake report of the small run, opened in a real browser (headless Chromium from
+apt, driven by Playwright from PyPI): it renders without page errors or network requests,
+every figure and every table of the run is in it, each shows in the page (tables as HTML
+tables, not downloads) with its caption, and the entries follow the papers' order."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workflow import SMALL_CONFIG, snakemake
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium; "
+                                                "setup/install.sh installs it)"),
+    pytest.mark.skipif(importlib.util.find_spec("playwright") is None,
+                       reason="playwright is not installed (requirements/cpu.txt; setup/install.sh)"),
+]
+
+
+@pytest.fixture(scope="module")
+def report_file(small_run, tmp_path_factory) -> Path:
+    """The report of the small run, built in a copy of it."""
+    work = tmp_path_factory.mktemp("report") / "work"
+    shutil.copytree(small_run, work, symlinks=True)
+    out = snakemake(work, "--cores", "1", "--configfile", SMALL_CONFIG, "--report", "results/report.html",
+                    timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return work / "results" / "report.html"
+
+
+def _text(caption_html: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", caption_html)).split())
+
+
+def test_report_shows_every_figure_and_table_with_its_caption(report_file):
+    from playwright.sync_api import sync_playwright
+
+    work = report_file.parents[1]
+    figures = {str(p.relative_to(work)) for p in (work / "results").glob("*/figures/*.png")}
+    pages = {str(p.relative_to(work)) for p in (work / "results").rglob("*.html")
+             if p != report_file and (p.with_suffix(".tsv").exists() or p.with_suffix(".csv").exists())}
+    assert figures and pages
+    url = report_file.as_uri()
+    problems: list[str] = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1600, "height": 1000})
+        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+        page.on("request", lambda r: None if r.url.startswith(("data:", "file:", "blob:", "about:"))
+                else problems.append(f"network request: {r.url}"))
+        page.goto(url)
+        results = page.evaluate("() => results")
+        categories = page.evaluate("() => categories")
+
+        # every figure and every table page of the run is an entry; nothing is a download only
+        assert figures <= set(results), sorted(figures - set(results))
+        assert pages <= set(results), sorted(pages - set(results))
+        assert {r["mime_type"] for r in results.values()} <= {"image/png", "text/html"}, {
+            p: r["mime_type"] for p, r in results.items() if r["mime_type"] not in ("image/png", "text/html")}
+        for path, r in results.items():
+            assert _text(r["caption"]), f"{path}: no caption"
+            assert {"no.", "paper", "result", "inputs"} <= set(r["labels"] or {}), path
+
+        # the sections and the entries in them follow the papers' order
+        pact = categories["PACT"]
+        assert sorted(pact) == ["1. Main text", "2. Appendix"]
+        main = [results[p]["labels"]["paper"] for p in sorted(pact["1. Main text"],
+                                                                key=lambda p: results[p]["labels"]["no."])]
+        assert main == ["Figure 3", "Figure 4", "Figure 5", "Figure 6", "Figure 7"]
+
+        # click through the report as a reader: each category, each section, each entry
+        by_uri = {r["data_uri"]: p for p, r in results.items()}
+        shown: set[str] = set()
+        for category, sections in sorted(categories.items()):
+            for section, paths in sorted(sections.items()):
+                def open_section():
+                    page.goto(url)
+                    name = category if len(categories) > 1 else "Results"
+                    page.get_by_role("link", name=name, exact=True).click()
+                    if len(sections) > 1:
+                        page.get_by_role("link", name=section, exact=True).click()
+                    rows = page.locator("tbody tr")
+                    rows.first.wait_for()
+                    return rows
+
+                rows = open_section()
+                listed = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
+                assert listed == sorted(listed), f"{category} / {section}: rows out of order {listed}"
+                assert rows.count() == len(paths), f"{category} / {section}: {rows.count()} rows, {len(paths)} entries"
+                for i in range(len(paths)):
+                    rows = open_section()
+                    rows.nth(i).locator("a[iconname=eye]").click()
+                    path = _check_content(page, by_uri, problems)
+                    shown.add(path)
+                    rows.nth(i).locator("a[iconname=information-circle]").click()
+                    page.get_by_text("Description").first.wait_for()
+                    want = _text(results[path]["caption"])[:60]
+                    if want not in " ".join(page.inner_text("body").split()):
+                        problems.append(f"{path}: caption not shown ({want!r})")
+        browser.close()
+    assert shown == set(results), sorted(set(results) - shown)
+    assert problems == []
+
+
+def _check_content(page, by_uri: dict[str, str], problems: list[str]) -> str:
+    """The entry on display: a figure (a decoded PNG) or a table page (an HTML table with a
+    header row and, for a result from synthetic inputs, the visible mark)."""
+    img = page.locator("img[src^='data:image/png']")
+    frame = page.locator("iframe")
+    page.wait_for_function("() => document.querySelector(\"img[src^='data:image/png'], iframe\") !== null")
+    if img.count():
+        img.first.wait_for()
+        page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.first.element_handle())
+        path = by_uri[img.first.get_attribute("src")]
+        return path
+    path = by_uri[frame.first.get_attribute("src")]
+    doc = page.frame_locator("iframe").first
+    doc.locator("table").first.wait_for()
+    if doc.locator("th").count() == 0:
+        problems.append(f"{path}: table page without a header row")
+    return path
