@@ -354,7 +354,9 @@ def claims_inputs(wildcards):
     """Result files that the configured studies produce and claims read."""
     from cultalign.claims import claim_result_files, load_claims
 
-    return claim_result_files(load_claims(config["claims"]), STUDIES, claim_needs_set(wildcards))
+    return claim_result_files(
+        load_claims(config["claims"]), STUDIES, claim_needs_set(wildcards)
+    )
 
 
 def env_of_model(name):
