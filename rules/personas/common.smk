@@ -284,7 +284,6 @@ def personas_release_summary_inputs(wildcards):
 
 PERSONAS_TABLES = [
     "distances",
-    "table1_human_pairwise",
     "table2_gains",
     "table6_mcs_trait_gains",
     "table7_oeg_trait_gains",
@@ -295,6 +294,8 @@ PERSONAS_TABLES = [
     "oeg_human_correlation",
     "annotation_agreement",
 ]
+# tables of the human data alone, made without any model job (personas_human_tables)
+PERSONAS_HUMAN_TABLES = ["table1_human_pairwise"]
 PERSONAS_FIGURES = [
     "fig3_mcs_alignment",
     "fig5_trait_model",

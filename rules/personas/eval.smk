@@ -111,7 +111,6 @@ rule personas_metrics:
         runtime=attempt_scaled(10),
     params:
         tables=PERSONAS_TABLES,
-        countries=personas_value(list(PERSONAS_CFG["countries"])),
         oeg_scores=conf("personas.annotations.oeg_scores"),
         validation=conf("personas.annotations.validation"),
         human_source=conf("personas.human.source"),
@@ -169,3 +168,32 @@ rule personas_trait_native:
         files=personas_trait_items(),
     script:
         "../../scripts/personas/trait_native.py"
+
+
+rule personas_human_tables:
+    """Paper Table 1 (pairwise country distances, KS) from the human data alone."""
+    input:
+        human=PERSONAS_HUMAN,
+    output:
+        [
+            report(
+                f"results/personas/tables/{t}.tsv",
+                caption=f"../../report/personas/{t}.rst",
+                category="CulturalPersonas",
+            )
+            for t in PERSONAS_HUMAN_TABLES
+        ],
+    log:
+        "logs/personas/human_tables.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        tables=PERSONAS_HUMAN_TABLES,
+        countries=personas_value(list(PERSONAS_CFG["countries"])),
+        human_source=conf("personas.human.source"),
+    script:
+        "../../scripts/personas/human_tables.py"

@@ -160,16 +160,15 @@ def annotation_agreement(path: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def build_tables(mcs_files, oeg_response_files, human_path, countries: list[str], oeg_scores: str | None,
+def build_tables(mcs_files, oeg_response_files, human_path, oeg_scores: str | None,
                  validation: str | None) -> dict[str, pd.DataFrame]:
     """Every table of the evaluation by name: distances, the paper's tables, validity counts, OEG
     calibration and the annotation checks (``oeg_scores`` / ``validation``: annotation files or None).
-    ``countries``: the configured country ids, in the order of Table 1's pairs."""
+    Table 1 (human data alone) is :func:`human_tables`."""
     human = pd.read_csv(human_path, sep="\t")
     oeg_samples = [f.replace(".responses.tsv", ".samples.tsv") for f in oeg_response_files]
     dist = distances(list(mcs_files) + oeg_samples, human)
     tables = {"distances": dist,
-              "table1_human_pairwise": human_pairwise(human, list(countries)),
               "table2_gains": pd.concat([gains(dist, "mcs", False), gains(dist, "oeg", False)], ignore_index=True),
               "table6_mcs_trait_gains": gains(dist, "mcs", True),
               "table7_oeg_trait_gains": gains(dist, "oeg", True),
@@ -210,6 +209,13 @@ def build_tables(mcs_files, oeg_response_files, human_path, countries: list[str]
     tables["oeg_human_correlation"] = oeg_human_correlation(resp, oeg_scores)
     tables["annotation_agreement"] = annotation_agreement(validation)
     return tables
+
+
+def human_tables(human_path, countries: list[str]) -> dict[str, pd.DataFrame]:
+    """The tables of the human data alone, by name (Table 1: pairwise country distances, in the
+    order of the configured ``countries``)."""
+    human = pd.read_csv(human_path, sep="\t")
+    return {"table1_human_pairwise": human_pairwise(human, list(countries))}
 
 
 def human_data_label(source: str) -> str:
