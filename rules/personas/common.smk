@@ -287,7 +287,6 @@ PERSONAS_TABLES = [
     "table2_gains",
     "table6_mcs_trait_gains",
     "table7_oeg_trait_gains",
-    "table3_ttr",
     "priming_ablation",
     "valid_counts",
     "oeg_calibration",
@@ -296,6 +295,8 @@ PERSONAS_TABLES = [
 ]
 # tables of the human data alone, made without any model job (personas_human_tables)
 PERSONAS_HUMAN_TABLES = ["table1_human_pairwise"]
+# tables of the OEG answers alone, made without the MCS jobs (personas_oeg_tables)
+PERSONAS_OEG_TABLES = ["table3_ttr"]
 PERSONAS_FIGURES = [
     "fig3_mcs_alignment",
     "fig5_trait_model",

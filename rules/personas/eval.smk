@@ -197,3 +197,30 @@ rule personas_human_tables:
         human_source=conf("personas.human.source"),
     script:
         "../../scripts/personas/human_tables.py"
+
+
+rule personas_oeg_tables:
+    """Paper Table 3 (type-token ratio) from the OEG answers alone."""
+    input:
+        oeg=personas_oeg_outputs(),
+    output:
+        [
+            report(
+                f"results/personas/tables/{t}.tsv",
+                caption=f"../../report/personas/{t}.rst",
+                category="CulturalPersonas",
+            )
+            for t in PERSONAS_OEG_TABLES
+        ],
+    log:
+        "logs/personas/oeg_tables.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        tables=PERSONAS_OEG_TABLES,
+    script:
+        "../../scripts/personas/oeg_tables.py"

@@ -4,7 +4,7 @@
 STUDY_TARGETS["personas"] = (
     [
         f"results/personas/tables/{t}.tsv"
-        for t in PERSONAS_TABLES + PERSONAS_HUMAN_TABLES
+        for t in PERSONAS_TABLES + PERSONAS_HUMAN_TABLES + PERSONAS_OEG_TABLES
     ]
     + [f"results/personas/figures/{f}.png" for f in PERSONAS_FIGURES]
     + PERSONAS_AUDITS
