@@ -57,11 +57,10 @@ for _n, _inputs in PACT_FIGURE_INPUTS.items():
 
 
 rule pact_appendix_figures:
-    """Appendix figures: 15 and 16 (persona vs no persona, F.4) and the B.2 region heatmap."""
+    """Appendix figures 15 and 16 (persona vs no persona, F.4)."""
     input:
         persona="results/pact/alignment/persona_effects.tsv",
         persona_country="results/pact/alignment/persona_country_effects.tsv",
-        region_pairs="results/pact/analysis/region_pair_rates.tsv",
     output:
         fig15=report(
             PACT_APPENDIX_FIGURES["15"],
@@ -71,11 +70,6 @@ rule pact_appendix_figures:
         fig16=report(
             PACT_APPENDIX_FIGURES["16"],
             caption="../../report/pact/figure16.rst",
-            category="PACT",
-        ),
-        region_heatmap=report(
-            PACT_APPENDIX_FIGURES["region_heatmap"],
-            caption="../../report/pact/region_heatmap.rst",
             category="PACT",
         ),
     log:
@@ -88,3 +82,25 @@ rule pact_appendix_figures:
         runtime=attempt_scaled(10),
     script:
         "../../scripts/pact/appendix_figures.py"
+
+
+rule pact_plot_region_heatmap:
+    """Appendix B.2 heatmap from the model behaviour alone (no human study)."""
+    input:
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+    output:
+        region_heatmap=report(
+            PACT_APPENDIX_FIGURES["region_heatmap"],
+            caption="../../report/pact/region_heatmap.rst",
+            category="PACT",
+        ),
+    log:
+        "logs/pact/region_heatmap.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
+    script:
+        "../../scripts/pact/region_heatmap.py"

@@ -24,6 +24,8 @@ PACT_HUMAN = {"pact_demo_prolific", "pact_ingest_prolific", "pact_survey", "pact
     # Figure 3 (model behaviour): no human study, no alignment
     ("pact_figure3", PACT_HUMAN | {"pact_plot_figure6", "pact_plot_figure7"},
      {"pact_behaviour", "pact_behaviour_analysis", "pact_plot_figure3"}),
+    # the B.2 heatmap (model behaviour by region): no human study
+    ("pact_region_heatmap", PACT_HUMAN | {"pact_appendix_figures"}, {"pact_plot_region_heatmap"}),
 ])
 def test_named_target_plans_only_its_inputs(target, absent, present):
     rules = rules_of(planned_jobs(ROOT, "--forceall", target))

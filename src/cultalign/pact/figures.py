@@ -42,14 +42,18 @@ def main_figure(number: str, inputs, out: str, figure7_setting: str = "no_person
         raise ValueError(f"PACT main figures are 3-7, not {number!r}")
 
 
-def appendix_figures(persona: str, persona_country: str, region_pairs: str, fig15: str, fig16: str,
-                     region_heatmap_out: str) -> None:
-    """Appendix figures 15 and 16 (persona vs no persona) and the B.2 region heatmap."""
+def appendix_figures(persona: str, persona_country: str, fig15: str, fig16: str) -> None:
+    """Appendix figures 15 and 16 (persona vs no persona); the B.2 heatmap is
+    :func:`region_heatmap_figure` (model behaviour alone)."""
     effects = _read(persona)
     synthetic = (effects["human_data"] == "synthetic").all() if len(effects) else False
     figure15(effects, fig15, synthetic)
     figure16(_read(persona_country), fig16, synthetic)
-    region_heatmap(_read(region_pairs), region_heatmap_out, REGIONS)
+
+
+def region_heatmap_figure(region_pairs: str, out: str) -> None:
+    """Appendix B.2 heatmap from the region-pair rates table (path)."""
+    region_heatmap(_read(region_pairs), out, REGIONS)
 
 
 def _bars(ax, labels, values, err=None, color=None, title="", ylabel=""):
