@@ -100,22 +100,19 @@ def run(model_dir: str, cache_dir: str, extra: dict) -> dict:
         items = [(client.render(ScoreItem.make(q, o).messages), list(o)) for q, o in SCORE_ITEMS]
         backend_paths["scores_prompt_logprobs"] = [s.to_dict() for s in b.score_prompt_logprobs(items)]
         long_item = [(client.render(ScoreItem.make(LONG_PROMPT, LONG_OPTIONS).messages), LONG_OPTIONS)]
-        t = time.perf_counter()
-        # first: the prefix is not cached yet
-        backend_paths["long_cached"] = b.score_prefix_cached(long_item)[0].to_dict()
-        timings["long_score_prefix_cached_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        backend_paths["long_prompt_logprobs"] = b.score_prompt_logprobs(long_item)[0].to_dict()
-        timings["long_score_prompt_logprobs_s"] = time.perf_counter() - t
-        backend_paths["long_prompt_tokens"] = len(b.tokenizer(long_item[0][0])["input_ids"])
-        # long options: score() sends them the prompt_logprobs way; the prefix-cached path for comparison
         answers = [(client.render(ScoreItem.make(ANSWER_PROMPT, ANSWER_OPTIONS).messages), ANSWER_OPTIONS)]
-        t = time.perf_counter()
-        backend_paths["answers_routed"] = b.score(answers)[0].to_dict()
-        timings["answers_score_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        backend_paths["answers_prefix_cached"] = b.score_prefix_cached(answers)[0].to_dict()
-        timings["answers_prefix_cached_s"] = time.perf_counter() - t
+        # (result key, timing key, scoring path, item): the long prompt first, before its prefix is
+        # cached; long options: score() sends them the prompt_logprobs way, the cached path to compare
+        for key, timing, path, item in [
+            ("long_cached", "long_score_prefix_cached_s", b.score_prefix_cached, long_item),
+            ("long_prompt_logprobs", "long_score_prompt_logprobs_s", b.score_prompt_logprobs, long_item),
+            ("answers_routed", "answers_score_s", b.score, answers),
+            ("answers_prefix_cached", "answers_prefix_cached_s", b.score_prefix_cached, answers),
+        ]:
+            t = time.perf_counter()
+            backend_paths[key] = path(item)[0].to_dict()
+            timings[timing] = time.perf_counter() - t
+        backend_paths["long_prompt_tokens"] = len(b.tokenizer(long_item[0][0])["input_ids"])
     return backend_paths | {
         "greedy": [g.to_dict() | {"cached": g.cached} for g in greedy],
         "sampled": [g.to_dict() | {"cached": g.cached} for g in sampled],
