@@ -16,6 +16,7 @@ include: "rules/downloads.smk"
 include: "rules/pact/main.smk"
 include: "rules/personas/main.smk"
 include: "rules/monopolet/main.smk"
+include: "rules/real_data/main.smk"
 include: "rules/report.smk"
 include: "rules/preflight.smk"
 

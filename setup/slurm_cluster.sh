@@ -16,7 +16,8 @@
 # Environment knobs (all optional):
 #   SLURM_TEST_CLUSTER   cluster name            (default: cultalign)
 #   SLURM_TEST_ACCOUNT   accounting account      (default: cultalign)
-#   SLURM_TEST_GPUS      number of fake GPUs     (default: 4, the most a paper model asks for)
+#   SLURM_TEST_GPUS      number of fake GPUs     (default: 8, as an 8-GPU node: a paper model
+#                        asks for at most 4, so a 4-GPU job runs beside smaller ones)
 #   SLURM_TEST_GPU_TYPE  GRES type of fake GPUs  (default: none = untyped)
 #                        Set it to the model name rules use in `gpu_model`
 #                        (the plugin then submits --gpus=<model>:N); untyped
@@ -31,7 +32,7 @@ set -euo pipefail
 ACTION="${1:-start}"
 CLUSTER="${SLURM_TEST_CLUSTER:-cultalign}"
 ACCOUNT="${SLURM_TEST_ACCOUNT:-cultalign}"
-NGPUS="${SLURM_TEST_GPUS:-4}"
+NGPUS="${SLURM_TEST_GPUS:-8}"
 GPU_TYPE="${SLURM_TEST_GPU_TYPE:-}"
 TIMEOUT="${SLURM_SETUP_TIMEOUT:-120}"
 

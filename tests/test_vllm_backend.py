@@ -130,6 +130,15 @@ def test_vllm_option_scores_match_transformers(driver_runs, reference, record_pr
           f"prompt x {len(drv.LONG_OPTIONS)} options: prefix-cached {cold['timings']['long_score_prefix_cached_s']:.2f}"
           f" s, prompt_logprobs {cold['timings']['long_score_prompt_logprobs_s']:.2f} s")
     assert max(path_diff, long_diff) < LOGPROB_TOL
+    # options of ~50 tokens: score() takes the prompt_logprobs way, same log-probs as the cached way
+    answers = cold["answers_routed"]
+    assert min(answers["token_counts"]) > 8  # past MAX_CACHED_OPTION_TOKENS: routed
+    answers_diff = _max_logprob_diff([answers], [OptionScores(**cold["answers_prefix_cached"])])
+    t = cold["timings"]
+    print(f"[vllm] {len(drv.ANSWER_OPTIONS)} options of {min(answers['token_counts'])}-"
+          f"{max(answers['token_counts'])} tokens: score() (prompt_logprobs) {t['answers_score_s']:.2f} s, "
+          f"prefix-cached {t['answers_prefix_cached_s']:.2f} s; max diff {answers_diff:.2e} nats")
+    assert answers_diff < LOGPROB_TOL
     # full log-probs, not top-k: multi-token options have sums well below any single token's
     for s, (_, opts) in zip(cold["scores"], drv.SCORE_ITEMS):
         assert len(s["logprobs"]) == len(opts)

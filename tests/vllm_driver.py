@@ -49,6 +49,15 @@ SCORE_ITEMS = [
 LONG_PROMPT = " ".join(f"Note {i}: in town {i} people greet each other with a nod." for i in range(50)) + (
     " How common is nodding as a greeting in these towns?")
 LONG_OPTIONS = ["Very rare", "Rare", "Common", "Very common", "Universal"]
+# answers of ~40-60 tokens each, like Big5Chat's options (written for this test)
+ANSWER_PROMPT = "A friend asks you to help them move house on your only free day. What do you do?"
+ANSWER_OPTIONS = [
+    f"{lead} I would think about how much the move matters to them, how tired I already am this week, "
+    f"and whether another day could work for both of us before I give them my answer {i}."
+    for i, lead in enumerate(["Say yes at once.", "Say yes, but only for the morning.",
+                              "Offer to pay for movers instead.", "Ask a few other friends to share the work.",
+                              "Say no kindly and explain why."])
+]
 
 
 def build_client(model_dir: str, cache_dir: str, extra: dict, backend: str = "vllm"):
@@ -91,12 +100,18 @@ def run(model_dir: str, cache_dir: str, extra: dict) -> dict:
         items = [(client.render(ScoreItem.make(q, o).messages), list(o)) for q, o in SCORE_ITEMS]
         backend_paths["scores_prompt_logprobs"] = [s.to_dict() for s in b.score_prompt_logprobs(items)]
         long_item = [(client.render(ScoreItem.make(LONG_PROMPT, LONG_OPTIONS).messages), LONG_OPTIONS)]
-        t = time.perf_counter()
-        backend_paths["long_cached"] = b.score(long_item)[0].to_dict()  # first: the prefix is not cached yet
-        timings["long_score_prefix_cached_s"] = time.perf_counter() - t
-        t = time.perf_counter()
-        backend_paths["long_prompt_logprobs"] = b.score_prompt_logprobs(long_item)[0].to_dict()
-        timings["long_score_prompt_logprobs_s"] = time.perf_counter() - t
+        answers = [(client.render(ScoreItem.make(ANSWER_PROMPT, ANSWER_OPTIONS).messages), ANSWER_OPTIONS)]
+        # (result key, timing key, scoring path, item): the long prompt first, before its prefix is
+        # cached; long options: score() sends them the prompt_logprobs way, the cached path to compare
+        for key, timing, path, item in [
+            ("long_cached", "long_score_prefix_cached_s", b.score_prefix_cached, long_item),
+            ("long_prompt_logprobs", "long_score_prompt_logprobs_s", b.score_prompt_logprobs, long_item),
+            ("answers_routed", "answers_score_s", b.score, answers),
+            ("answers_prefix_cached", "answers_prefix_cached_s", b.score_prefix_cached, answers),
+        ]:
+            t = time.perf_counter()
+            backend_paths[key] = path(item)[0].to_dict()
+            timings[timing] = time.perf_counter() - t
         backend_paths["long_prompt_tokens"] = len(b.tokenizer(long_item[0][0])["input_ids"])
     return backend_paths | {
         "greedy": [g.to_dict() | {"cached": g.cached} for g in greedy],

@@ -1,84 +1,79 @@
 # PACT figures: Figures 3-7 of the paper and the appendix figures.
 
 
-rule pact_figures:
-    """Figures 3-7 of the paper."""
-    input:
-        by_model_config="results/pact/analysis/rates_by_model_configuration.tsv",
-        by_model_kind="results/pact/analysis/rates_by_model_kind.tsv",
-        model_pairs="results/pact/analysis/model_pairs.tsv",
-        demographics="results/pact/analysis/demographic_effects.tsv",
-        regions="results/pact/analysis/region_effects.tsv",
-        gaps="results/pact/human/norm_personal_gap.tsv",
-        agreement="results/pact/human/agreement.tsv",
-        alignment="results/pact/alignment/summary.tsv",
-    output:
-        fig3=paper_report(
-            PACT_FIGURES["3"],
-            caption="../../report/pact/figure3.rst",
-            category="PACT",
-            section=REPORT_MAIN,
-            no=1,
-            paper="Figure 3",
-            shows="Allow-preference rate by model and configuration",
-        ),
-        fig4=paper_report(
-            PACT_FIGURES["4"],
-            caption="../../report/pact/figure4.rst",
-            category="PACT",
-            section=REPORT_MAIN,
-            no=2,
-            paper="Figure 4",
-            shows="Base vs instruct behaviour",
-        ),
-        fig5=paper_report(
-            PACT_FIGURES["5"],
-            caption="../../report/pact/figure5.rst",
-            category="PACT",
-            section=REPORT_MAIN,
-            no=3,
-            paper="Figure 5",
-            shows="Demographic and regional effects",
-        ),
-        fig6=paper_report(
-            PACT_FIGURES["6"],
-            caption="../../report/pact/figure6.rst",
-            category="PACT",
-            section=REPORT_MAIN,
-            no=4,
-            paper="Figure 6",
-            shows="Human study results",
-        ),
-        fig7=paper_report(
-            PACT_FIGURES["7"],
-            caption="../../report/pact/figure7.rst",
-            category="PACT",
-            section=REPORT_MAIN,
-            no=5,
-            paper="Figure 7",
-            shows="Human-model alignment",
-        ),
-    log:
-        "logs/pact/figures.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(2000),
-        runtime=attempt_scaled(10),
-    params:
-        model_names=model_display_names(),
-        figure7_setting=conf("pact.alignment.figure7_setting"),
-    script:
-        "../../scripts/pact/figures.py"
+# Figures 3-7: one rule each, so that a figure needs only its own tables (Figure 3
+# the model behaviour, not the human study).  Named inputs per figure:
+PACT_FIGURE_INPUTS = {
+    "3": {"by_model_config": "results/pact/analysis/rates_by_model_configuration.tsv"},
+    "4": {
+        "by_model_kind": "results/pact/analysis/rates_by_model_kind.tsv",
+        "model_pairs": "results/pact/analysis/model_pairs.tsv",
+    },
+    "5": {
+        "demographics": "results/pact/analysis/demographic_effects.tsv",
+        "regions": "results/pact/analysis/region_effects.tsv",
+    },
+    "6": {
+        "gaps": "results/pact/human/norm_personal_gap.tsv",
+        "agreement": "results/pact/human/agreement.tsv",
+    },
+    "7": {
+        "alignment": "results/pact/alignment/summary.tsv",
+        "gaps": "results/pact/human/norm_personal_gap.tsv",
+    },
+}
+# report entry of each figure: place in the main text, what it shows
+PACT_FIGURE_REPORT = {
+    "3": (1, "Allow-preference rate by model and configuration"),
+    "4": (2, "Base vs instruct behaviour"),
+    "5": (3, "Demographic and regional effects"),
+    "6": (4, "Human study results"),
+    "7": (5, "Human-model alignment"),
+}
+# config values a figure reads (only that figure reruns when they change)
+PACT_FIGURE_PARAMS = {
+    "7": {"figure7_setting": conf("pact.alignment.figure7_setting")},
+}
+
+
+for _n, _inputs in PACT_FIGURE_INPUTS.items():
+
+    rule:
+        name:
+            f"pact_plot_figure{_n}"
+        input:
+            **_inputs,
+        output:
+            figure=paper_report(
+                PACT_FIGURES[_n],
+                caption=f"../../report/pact/figure{_n}.rst",
+                category="PACT",
+                section=REPORT_MAIN,
+                no=PACT_FIGURE_REPORT[_n][0],
+                paper=f"Figure {_n}",
+                shows=PACT_FIGURE_REPORT[_n][1],
+            ),
+        log:
+            f"logs/pact/figure{_n}.log",
+        localrule: True
+        conda:
+            "../../envs/stats.yaml"
+        resources:
+            mem_mb=attempt_scaled(2000),
+            runtime=attempt_scaled(10),
+        params:
+            **PACT_FIGURE_PARAMS.get(_n, {}),
+            number=_n,
+            model_names=model_display_names(),
+        script:
+            "../../scripts/pact/figures.py"
 
 
 rule pact_appendix_figures:
-    """Appendix figures: 15 and 16 (persona vs no persona, F.4) and the B.2 region heatmap."""
+    """Appendix figures 15 and 16 (persona vs no persona, F.4)."""
     input:
         persona="results/pact/alignment/persona_effects.tsv",
         persona_country="results/pact/alignment/persona_country_effects.tsv",
-        region_pairs="results/pact/analysis/region_pair_rates.tsv",
     output:
         fig15=paper_report(
             PACT_APPENDIX_FIGURES["15"],
@@ -98,15 +93,6 @@ rule pact_appendix_figures:
             paper="Figure 16 (appendix F.4)",
             shows="Persona vs no-persona MAE by country",
         ),
-        region_heatmap=paper_report(
-            PACT_APPENDIX_FIGURES["region_heatmap"],
-            caption="../../report/pact/region_heatmap.rst",
-            category="PACT",
-            section=REPORT_APPENDIX,
-            no=6,
-            paper="Appendix B.2",
-            shows="Actor region x receiver region heatmap",
-        ),
     log:
         "logs/pact/appendix_figures.log",
     localrule: True
@@ -119,3 +105,31 @@ rule pact_appendix_figures:
         model_names=model_display_names(),
     script:
         "../../scripts/pact/appendix_figures.py"
+
+
+rule pact_plot_region_heatmap:
+    """Appendix B.2 heatmap from the model behaviour alone (no human study)."""
+    input:
+        region_pairs="results/pact/analysis/region_pair_rates.tsv",
+    output:
+        region_heatmap=paper_report(
+            PACT_APPENDIX_FIGURES["region_heatmap"],
+            caption="../../report/pact/region_heatmap.rst",
+            category="PACT",
+            section=REPORT_APPENDIX,
+            no=6,
+            paper="Appendix B.2",
+            shows="Actor region x receiver region heatmap",
+        ),
+    log:
+        "logs/pact/region_heatmap.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
+    params:
+        model_names=model_display_names(),
+    script:
+        "../../scripts/pact/region_heatmap.py"

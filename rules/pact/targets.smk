@@ -63,6 +63,13 @@ rule pact_figure7:
     localrule: True
 
 
+rule pact_figures:
+    """Figures 3-7 of the paper."""
+    input:
+        list(PACT_FIGURES.values()),
+    localrule: True
+
+
 rule pact_regression_tables:
     """Appendix D tables 16-17: drop-one regressions for humans and models."""
     input:

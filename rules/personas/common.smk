@@ -284,17 +284,19 @@ def personas_release_summary_inputs(wildcards):
 
 PERSONAS_TABLES = [
     "distances",
-    "table1_human_pairwise",
     "table2_gains",
     "table6_mcs_trait_gains",
     "table7_oeg_trait_gains",
-    "table3_ttr",
     "priming_ablation",
     "valid_counts",
     "oeg_calibration",
     "oeg_human_correlation",
     "annotation_agreement",
 ]
+# tables of the human data alone, made without any model job (personas_human_tables)
+PERSONAS_HUMAN_TABLES = ["table1_human_pairwise"]
+# tables of the OEG answers alone, made without the MCS jobs (personas_oeg_tables)
+PERSONAS_OEG_TABLES = ["table3_ttr"]
 PERSONAS_FIGURES = ["figure3", "figure5", "figure6", "figure10", "figure11", "figure12"]
 # Report entry of each table and figure (paper_report, rules/common.smk): section, place in
 # the paper's order, the paper's table/figure, what it shows.

@@ -108,7 +108,6 @@ rule personas_metrics:
         runtime=attempt_scaled(10),
     params:
         tables=PERSONAS_TABLES,
-        countries=personas_value(list(PERSONAS_CFG["countries"])),
         oeg_scores=conf("personas.annotations.oeg_scores"),
         validation=conf("personas.annotations.validation"),
         human_source=conf("personas.human.source"),
@@ -168,3 +167,53 @@ rule personas_trait_native:
         files=personas_trait_items(),
     script:
         "../../scripts/personas/trait_native.py"
+
+
+rule personas_human_tables:
+    """Paper Table 1 (pairwise country distances, KS) from the human data alone."""
+    input:
+        human=PERSONAS_HUMAN,
+    output:
+        [f"results/personas/tables/{t}.tsv" for t in PERSONAS_HUMAN_TABLES],
+        [
+            personas_report(f"results/personas/tables/{t}.html", t)
+            for t in PERSONAS_HUMAN_TABLES
+        ],
+    log:
+        "logs/personas/human_tables.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        tables=PERSONAS_HUMAN_TABLES,
+        countries=personas_value(list(PERSONAS_CFG["countries"])),
+        human_source=conf("personas.human.source"),
+    script:
+        "../../scripts/personas/human_tables.py"
+
+
+rule personas_oeg_tables:
+    """Paper Table 3 (type-token ratio) from the OEG answers alone."""
+    input:
+        oeg=personas_oeg_outputs(),
+    output:
+        [f"results/personas/tables/{t}.tsv" for t in PERSONAS_OEG_TABLES],
+        [
+            personas_report(f"results/personas/tables/{t}.html", t)
+            for t in PERSONAS_OEG_TABLES
+        ],
+    log:
+        "logs/personas/oeg_tables.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        tables=PERSONAS_OEG_TABLES,
+    script:
+        "../../scripts/personas/oeg_tables.py"

@@ -2,7 +2,10 @@
 
 
 STUDY_TARGETS["personas"] = (
-    [f"results/personas/tables/{t}.tsv" for t in PERSONAS_TABLES]
+    [
+        f"results/personas/tables/{t}.tsv"
+        for t in PERSONAS_TABLES + PERSONAS_HUMAN_TABLES + PERSONAS_OEG_TABLES
+    ]
     + [f"results/personas/figures/{f}.png" for f in PERSONAS_FIGURES]
     + PERSONAS_AUDITS
     + [f"results/personas/human/{f}_counts.tsv" for f in PERSONAS_FORMS]

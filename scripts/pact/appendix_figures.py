@@ -3,7 +3,7 @@ from cultalign.pact.figures import appendix_figures
 
 job = Job(snakemake)
 i, o = job.input, job.output
-appendix_figures(i.persona, i.persona_country, i.region_pairs, o.fig15, o.fig16, o.region_heatmap)
+appendix_figures(i.persona, i.persona_country, o.fig15, o.fig16)
 for path in o:
     job.sidecar(path)
 job.log.info("appendix figures written: %s", list(o))

@@ -3,7 +3,7 @@ from cultalign.personas.metrics import build_tables, human_data_label
 
 job = Job(snakemake)
 p = job.params
-tables = build_tables(list(job.input.mcs), list(job.input.oeg), job.input.human, p.countries, p.oeg_scores,
+tables = build_tables(list(job.input.mcs), list(job.input.oeg), job.input.human, p.oeg_scores,
                       p.validation)
 for name, path in zip(p.tables, job.output):
     job.write_table(tables[name], path, counts={"rows": len(tables[name])},

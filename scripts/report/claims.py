@@ -2,7 +2,16 @@ from cultalign.claims import evaluate, load_claims
 from cultalign.core.job import Job
 
 job = Job(snakemake)
-table = evaluate(load_claims(job.input.claims), job.params.studies, job.params.scale)
-table.to_csv(job.output[0], index=False)
-job.write_report_page(table, job.output[0])
+claims = load_claims(job.input.claims)
+table = evaluate(claims, job.params.studies, job.params.scale, needs_set=job.params.needs_set)
+if job.params.get("only_real_data"):  # the real-data target: claims on real inputs and the consistency checks
+    keep = {c["id"] for c in claims if c.get("needs") or c["kind"] == "consistency"}
+    table = table[table["id"].isin(keep)]
+table.to_csv(job.output.scorecard, index=False)
+job.write_report_page(table, job.output.scorecard)
+consistency = table[table["kind"] == "consistency"]
+consistency = consistency[["id", "paper", "place", "statement", "status", "reason"]].rename(
+    columns={"reason": "arithmetic"})
+consistency.to_csv(job.output.consistency, index=False)
+job.write_report_page(consistency, job.output.consistency)
 job.log.info("claims: %s", table["status"].value_counts().to_dict())

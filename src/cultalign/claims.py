@@ -1,27 +1,62 @@
-"""Claims scorecard: the papers' numbers vs what this run computed.
+"""Claims scorecard: the papers' numbers vs what this run computed, and the papers' own arithmetic.
 
-``config/claims.yaml`` holds entries::
+``config/claims.yaml`` has two sections.  ``columns`` gives the unit of every result column a
+claim reads (``"<result file>:<column>": <unit>``); ``claims`` holds the entries.
 
-    - id: pact.instances_total
+A **value claim** (``kind: value``, the default) compares a number the paper states with the
+number a rule of the workflow computed::
+
+    - id: pact.allow_rate_llama
       paper: pact                 # pact | personas | monopolet
-      place: "Section 3.3"        # where the paper states it
-      statement: "318,720 instances in all"
-      value: 318720
-      tolerance: 0                # absolute; or rel_tolerance: 0.05
-      result: results/pact/tables/construction_counts.tsv
-      column: value
-      where: {quantity: instances_total}   # selects one row
-      scale: paper                # paper: only comparable on the papers' full inputs
+      place: "Figure 3"           # where the paper states it
+      statement: "Llama-3.1-8B allows preference in 39.5% of decisions"
+      value: 39.5                 # as the paper states it ...
+      unit: percent               # ... in this unit
+      tolerance: 0.05             # in the claim's unit
+      basis: rounding             # exact | rounding | sampling | range (what the band stands for)
+      basis_note: "..."           # required for sampling and range: how the band was sized
+      signed: true                # optional: the sign must match too (default: true for
+                                  # difference units and correlations)
+      result: results/pact/analysis/rates_by_model.tsv
+      column: allow_rate          # its unit comes from `columns` (here: fraction)
+      where: {model: llama-3.1-8b-instruct}   # selects exactly one row
+      scale: paper                # paper: only comparable on the papers' full inputs; any: real
+                                  # inputs at every scale (the real-data claims)
+      needs: real_data.normad_labels   # optional: the config key of the real input the result is
+                                  # computed from; unset -> not computable, naming the key
 
-Status per claim: ``reproduced`` (within tolerance), ``differs``,
-``not computable: synthetic input`` (the result table's provenance sidecar
-says it was computed from synthetic inputs; the reason names their config
-keys), or ``not computable`` with the reason (study not configured, result
-not produced, demo-scale inputs, row missing).
+The computed value is converted to the claim's unit before it is compared (fraction <-> percent,
+fraction difference <-> percentage points); units of different kinds never compare.  A band is
+``value +- tolerance`` (or ``rel_tolerance``); it must exclude zero (``band_problems``).
+
+A **consistency claim** (``kind: consistency``) checks the papers' numbers against each other or
+against inputs by arithmetic::
+
+    - id: pact.consistency.judgments
+      kind: consistency
+      paper: pact
+      place: "Section 5.1"
+      statement: "200 participants x 7 scenarios x 2 questions = 4,098 judgments?"
+      unit: count
+      check: "200 * 7 * 2 == paper('pact.human_judgments')"
+
+``check`` is an arithmetic comparison over numbers, ``paper('<claim id>')`` (the paper value of a
+value claim, in that claim's unit), ``computed('<claim id>')`` (the value this run computed for
+it, in the claim's unit), ``value('<result file>', '<column>', key='row value', ...)`` (one cell
+of a result table, as stored; not from a table computed from synthetic inputs) and the functions
+``abs min max round mean sum approx wilcoxon_min_p``; ``approx(a, b, tol)`` is ``|a - b| <= tol``.
+Status ``consistent`` or ``inconsistent``, with the arithmetic shown (each side's expression and
+value).
+
+Statuses of value claims: ``reproduced`` (within tolerance and of the right sign), ``differs``,
+``not computable: synthetic input`` (the result table's provenance sidecar says it was computed
+from synthetic inputs; the reason names their config keys), or ``not computable`` with the
+reason (study not configured, result not produced, demo-scale inputs, row missing).
 """
 
 from __future__ import annotations
 
+import ast
 import math
 from pathlib import Path
 from typing import Any
@@ -32,31 +67,158 @@ import yaml
 from .core.provenance import read_sidecar
 
 SYNTHETIC_STATUS = "not computable: synthetic input"
-STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS)
+STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS, "consistent", "inconsistent")
+KINDS = ("value", "consistency")
+BASES = ("exact", "rounding", "sampling", "range")
 
-REQUIRED = ("id", "paper", "place", "statement", "value", "result", "column")
+# unit -> (dimension, factor to the dimension's base unit).  Only units of one dimension convert.
+UNITS: dict[str, tuple[str, float]] = {
+    "fraction": ("share", 1.0),            # 0..1
+    "percent": ("share", 0.01),            # 0..100
+    "fraction difference": ("difference", 1.0),   # difference of two fractions
+    "percentage points": ("difference", 0.01),    # difference of two percentages
+    "count": ("count", 1.0),
+    "correlation": ("correlation", 1.0),   # Pearson r
+    "agreement coefficient": ("agreement coefficient", 1.0),  # kappa, PABAK, AC1
+    "cramers v": ("cramers v", 1.0),
+    "wasserstein distance": ("wasserstein distance", 1.0),   # on the 1-5 trait-score scale
+    "ratio": ("ratio", 1.0),               # a plain quotient (e.g. solutions per dilemma, TTR)
+    "p-value": ("p-value", 1.0),
+}
+SIGNED_DIMENSIONS = ("difference", "correlation")
+
+REQUIRED = {
+    "value": ("id", "paper", "place", "statement", "value", "unit", "basis", "result", "column"),
+    "consistency": ("id", "paper", "place", "statement", "check"),
+}
+COLUMNS = ["id", "kind", "paper", "place", "statement", "unit", "paper_value", "reproduced_value",
+           "tolerance", "status", "reason", "result"]
 
 
 class ClaimsError(ValueError):
     pass
 
 
+def convert(value: float, from_unit: str, to_unit: str) -> float:
+    """``value`` in ``from_unit`` expressed in ``to_unit``; ClaimsError across dimensions."""
+    (d1, f1), (d2, f2) = _unit(from_unit), _unit(to_unit)
+    if d1 != d2:
+        raise ClaimsError(f"cannot convert {from_unit!r} ({d1}) to {to_unit!r} ({d2})")
+    return value * f1 / f2
+
+
+def _unit(name: str) -> tuple[str, float]:
+    if name not in UNITS:
+        raise ClaimsError(f"unknown unit {name!r} (known: {', '.join(UNITS)})")
+    return UNITS[name]
+
+
+def is_signed(c: dict) -> bool:
+    if "signed" in c:
+        return bool(c["signed"])
+    return _unit(c["unit"])[0] in SIGNED_DIMENSIONS
+
+
+def band(c: dict) -> tuple[float, float]:
+    """The accepted interval of a value claim, in its unit."""
+    v = float(c["value"])
+    half = abs(v) * float(c["rel_tolerance"]) if "rel_tolerance" in c else float(c.get("tolerance", 0))
+    return v - half, v + half
+
+
+def band_problems(c: dict) -> list[str]:
+    """Why a value claim's band is not an honest rounding/sampling band (empty list when it is):
+    it admits zero or the opposite sign, or spans half the value or more."""
+    if c.get("kind", "value") != "value" or not isinstance(c.get("value"), (int, float)):
+        return []
+    v = float(c["value"])
+    lo, hi = band(c)
+    out = []
+    if v != 0 and lo <= 0 <= hi:
+        out.append(f"band [{lo:g}, {hi:g}] admits zero or the opposite sign of {v:g}")
+    half = (hi - lo) / 2
+    # a rounding band may be half the value (1% stated to the unit: [0.5, 1.5]); any other band less
+    if v != 0 and (half > 0.5 * abs(v) + 1e-12 or (c.get("basis") != "rounding" and half >= 0.5 * abs(v))):
+        out.append(f"half-width {half:g} is half of |{v:g}| or more")
+    if c.get("basis") == "exact" and hi != lo:
+        out.append("basis exact with a non-zero tolerance")
+    if c.get("basis") in ("sampling", "range") and not c.get("basis_note"):
+        out.append(f"basis {c['basis']} without basis_note (how the band was sized)")
+    return out
+
+
 def load_claims(path: str | Path) -> list[dict[str, Any]]:
+    """The claims of ``path``, checked; each value claim gets ``result_unit`` from ``columns``."""
     data = yaml.safe_load(Path(path).read_text()) or {}
     claims = data.get("claims") or []
+    columns = data.get("columns") or {}
+    for key, unit in columns.items():
+        if unit == "mixed":
+            continue
+        try:
+            _unit(unit)
+        except ClaimsError as e:
+            raise ClaimsError(f"{path}: columns.{key}: {e}") from None
     seen = set()
     for i, c in enumerate(claims):
-        missing = [k for k in REQUIRED if k not in c]
+        where = f"{path}: claim #{i} ({c.get('id', '?')})"
+        kind = c.setdefault("kind", "value")
+        if kind not in KINDS:
+            raise ClaimsError(f"{where}: kind {kind!r} is not one of {KINDS}")
+        missing = [k for k in REQUIRED[kind] if k not in c]
         if missing:
-            raise ClaimsError(f"{path}: claim #{i} ({c.get('id', '?')}) lacks {missing}")
+            raise ClaimsError(f"{where} lacks {missing}")
         if c["id"] in seen:
             raise ClaimsError(f"{path}: duplicate claim id {c['id']!r}")
         seen.add(c["id"])
+        if "unit" in c:
+            try:
+                _unit(c["unit"])
+            except ClaimsError as e:
+                raise ClaimsError(f"{where}: {e}") from None
+        if kind == "value":
+            if c.get("scale", "paper") not in ("paper", "demo", "any"):
+                raise ClaimsError(f"{where}: scale {c['scale']!r} is not one of paper, demo, any")
+            if c["basis"] not in BASES:
+                raise ClaimsError(f"{where}: basis {c['basis']!r} is not one of {BASES}")
+            key = f"{c['result']}:{c['column']}"
+            if key not in columns:
+                raise ClaimsError(f"{where}: {path} has no unit for result column {key!r} (section `columns`)")
+            if columns[key] == "mixed":  # a quantity/value table: each claim names its row's unit
+                if "result_unit" not in c:
+                    raise ClaimsError(f"{where}: result column {key} holds mixed units; the claim needs result_unit")
+            else:
+                c["result_unit"] = columns[key]
+            try:
+                convert(1.0, c["result_unit"], c["unit"])
+            except ClaimsError as e:
+                raise ClaimsError(f"{where}: result column {key}: {e}") from None
+        else:
+            try:
+                _parse_check(c["check"])
+                check_tables(c["check"])
+            except (SyntaxError, ClaimsError) as e:
+                raise ClaimsError(f"{where}: check {c['check']!r}: {e}") from None
+    ids = {c["id"]: c for c in claims}
+    for c in claims:
+        if c["kind"] == "consistency":
+            for ref in _references(c["check"]):
+                if ref not in ids or ids[ref]["kind"] != "value":
+                    raise ClaimsError(f"{path}: claim {c['id']}: check refers to {ref!r}, not a value claim")
     return claims
 
 
-def claim_result_files(claims: list[dict], studies: list[str]) -> list[str]:
-    return sorted({c["result"] for c in claims if c["paper"] in studies})
+def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[str, bool] | None = None) -> list[str]:
+    """Result files the value claims of ``studies`` read (not those whose ``needs`` key is unset)."""
+    files = set()
+    for c in claims:
+        if c["paper"] in studies and _needs_ok(c, needs_set):
+            files.update([c["result"]] if c["kind"] == "value" else check_tables(c["check"]))
+    return sorted(files)
+
+
+def _needs_ok(c: dict, needs_set: dict[str, bool] | None) -> bool:
+    return not c.get("needs") or needs_set is None or bool(needs_set.get(c["needs"]))
 
 
 def _read_table(path: Path) -> pd.DataFrame:
@@ -64,64 +226,265 @@ def _read_table(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, sep=sep)
 
 
-def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Path = ".") -> pd.DataFrame:
+def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Path = ".",
+             needs_set: dict[str, bool] | None = None) -> pd.DataFrame:
+    """The scorecard: one row per claim (``COLUMNS``).  ``needs_set``: {config key: set?} for the
+    keys claims ``need`` (None: not checked)."""
     rows = []
     cache: dict[str, pd.DataFrame] = {}
+    computed: dict[str, float] = {}
     for c in claims:
-        row = {k: c.get(k) for k in ("id", "paper", "place", "statement")}
-        row["paper_value"] = c["value"]
-        row["reproduced_value"] = math.nan
-        row["result"] = f"{c['result']}:{c['column']}"
-        status, reason = None, ""
-        if c["paper"] not in studies:
-            status, reason = "not computable", f"study {c['paper']!r} is not in config 'studies'"
-        else:
-            p = Path(base) / c["result"]
-            if not p.exists():
-                status, reason = "not computable", f"{c['result']} was not produced by this run"
-            else:
-                df = cache.setdefault(c["result"], _read_table(p))
-                sidecar = read_sidecar(p)
-                sel = df
-                for k, v in (c.get("where") or {}).items():
-                    if k not in sel.columns:
-                        sel = sel.iloc[0:0]
-                        break
-                    sel = sel[sel[k].astype(str) == str(v)]
-                if c["column"] not in df.columns and list(df.columns) == ["note"] and len(df) == 1:
-                    # a table that says why it was not computed (e.g. no annotation file configured)
-                    status, reason = "not computable", f"{c['result']}: {df['note'].iloc[0]}"
-                elif c["column"] not in df.columns or len(sel) != 1:
-                    status = "not computable"
-                    reason = f"{len(sel)} rows match {c.get('where')} in {c['result']} (need exactly 1)"
-                else:
-                    val = sel.iloc[0][c["column"]]
-                    try:
-                        val = float(val)
-                    except (TypeError, ValueError):
-                        pass
-                    row["reproduced_value"] = val
-                    if sidecar.get("synthetic"):
-                        keys = ", ".join(sidecar.get("synthetic_inputs") or []) or "an input table"
-                        status, reason = SYNTHETIC_STATUS, f"computed from synthetic input(s): {keys}"
-                    elif isinstance(val, float) and math.isnan(val):
-                        status, reason = "not computable", "the result is NaN with these inputs"
-                    elif c.get("scale", "paper") == "paper" and scale != "paper":
-                        status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"
-                    else:
-                        status = "reproduced" if _within(val, c) else "differs"
-        row["status"] = status
-        row["reason"] = reason
+        if c.get("kind", "value") != "value":
+            continue
+        row = _evaluate_value(c, studies, scale, base, cache, needs_set)
+        if row["status"] in ("reproduced", "differs"):  # computed from real inputs at the claim's scale
+            computed[c["id"]] = row["reproduced_value"]
         rows.append(row)
-    return pd.DataFrame(rows, columns=["id", "paper", "place", "statement", "paper_value", "reproduced_value",
-                                       "status", "reason", "result"])
+    values = {c["id"]: c for c in claims if c.get("kind", "value") == "value"}
+    for c in claims:
+        if c.get("kind") == "consistency":
+            rows.append(_evaluate_consistency(c, values, computed, studies, base, needs_set))
+    order = {c["id"]: i for i, c in enumerate(claims)}
+    rows.sort(key=lambda r: order[r["id"]])
+    return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _within(val: Any, c: dict) -> bool:
+def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dict:
+    lo, hi = band(c)
+    row = {"id": c["id"], "kind": "value", "paper": c["paper"], "place": c["place"], "statement": c["statement"],
+           "unit": c["unit"], "paper_value": c["value"], "reproduced_value": math.nan,
+           "tolerance": f"[{lo:g}, {hi:g}] ({c['basis']})", "result": f"{c['result']}:{c['column']}"}
+    status, reason = None, ""
+    if c["paper"] not in studies:
+        status, reason = "not computable", f"study {c['paper']!r} is not in config 'studies'"
+    elif not _needs_ok(c, needs_set):
+        status, reason = "not computable", (f"needs the real input of config key '{c['needs']}', which this "
+                                            "config does not set (config/real-data.yaml sets it)")
+    else:
+        p = Path(base) / c["result"]
+        if not p.exists():
+            status, reason = "not computable", f"{c['result']} was not produced by this run"
+        else:
+            df = cache.setdefault(c["result"], _read_table(p))
+            sidecar = read_sidecar(p)
+            sel = select(df, c.get("where"))
+            if c["column"] not in df.columns and list(df.columns) == ["note"] and len(df) == 1:
+                # a table that says why it was not computed (e.g. no annotation file configured)
+                status, reason = "not computable", f"{c['result']}: {df['note'].iloc[0]}"
+            elif c["column"] not in df.columns or len(sel) != 1:
+                status = "not computable"
+                reason = f"{len(sel)} rows match {c.get('where')} in {c['result']} (need exactly 1)"
+            else:
+                val = sel.iloc[0][c["column"]]
+                try:
+                    val = convert(float(val), c["result_unit"], c["unit"])
+                except (TypeError, ValueError):
+                    pass
+                row["reproduced_value"] = val
+                if sidecar.get("synthetic"):
+                    keys = ", ".join(sidecar.get("synthetic_inputs") or []) or "an input table"
+                    status, reason = SYNTHETIC_STATUS, f"computed from synthetic input(s): {keys}"
+                elif isinstance(val, float) and math.isnan(val):
+                    status, reason = "not computable", "the result is NaN with these inputs"
+                elif c.get("scale", "paper") == "paper" and scale != "paper":  # `any`: real inputs, any scale
+                    status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"
+                else:
+                    status, reason = _judge(val, c)
+    row["status"], row["reason"] = status, reason
+    return row
+
+
+def select(df: pd.DataFrame, where: dict | None) -> pd.DataFrame:
+    sel = df
+    for k, v in (where or {}).items():
+        if k not in sel.columns:
+            return sel.iloc[0:0]
+        sel = sel[sel[k].astype(str) == str(v)]
+    return sel
+
+
+def _judge(val: Any, c: dict) -> tuple[str, str]:
     target = c["value"]
     if not isinstance(val, (int, float)) or not isinstance(target, (int, float)):
-        return str(val) == str(target)
-    eps = 1e-9 * max(1.0, abs(target))  # a value on the tolerance bound counts as within (float rounding)
-    if "rel_tolerance" in c:
-        return abs(val - target) <= abs(target) * float(c["rel_tolerance"]) + eps
-    return abs(val - target) <= float(c.get("tolerance", 0)) + eps
+        return ("reproduced", "") if str(val) == str(target) else ("differs", "")
+    lo, hi = band(c)
+    eps = 1e-9 * max(1.0, abs(target))  # a value on the band's edge counts as within (float rounding)
+    if is_signed(c) and target != 0 and (val > 0) != (target > 0):
+        return "differs", f"opposite sign: {val:.6g} vs the paper's {target:g}"
+    if lo - eps <= val <= hi + eps:
+        return "reproduced", ""
+    return "differs", f"{val:.6g} outside [{lo:g}, {hi:g}]"
+
+
+# ---- consistency checks ----
+
+_FUNCS = {
+    "abs": abs, "min": min, "max": max, "round": round, "sum": lambda *a: sum(a[0] if len(a) == 1 else a),
+    "mean": lambda *a: (lambda xs: sum(xs) / len(xs))(list(a[0]) if len(a) == 1 else list(a)),
+    "approx": lambda a, b, tol: abs(a - b) <= tol + 1e-12,
+    "wilcoxon_min_p": lambda n, two_sided=True: (2.0 if two_sided else 1.0) / 2 ** int(n),
+}
+_OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+        ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b, ast.Mod: lambda a, b: a % b}
+_CMP = {ast.Eq: ("==", lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(b))), ast.NotEq: ("!=", lambda a, b: a != b),
+        ast.Lt: ("<", lambda a, b: a < b), ast.LtE: ("<=", lambda a, b: a <= b),
+        ast.Gt: (">", lambda a, b: a > b), ast.GtE: (">=", lambda a, b: a >= b)}
+
+
+def _parse_check(check: str) -> ast.Expression:
+    tree = ast.parse(check, mode="eval")
+    for node in ast.walk(tree):
+        ok = isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.USub, ast.UAdd, ast.Compare, ast.Call,
+                               ast.Name, ast.Load, ast.Constant, ast.List, ast.Tuple, ast.BoolOp, ast.And, ast.Or,
+                               ast.keyword, *_OPS, *_CMP))
+        if not ok:
+            raise ClaimsError(f"{type(node).__name__} is not allowed in a check")
+        if isinstance(node, ast.Call):
+            name = getattr(node.func, "id", None)
+            if name not in (*_FUNCS, *_REFS):
+                raise ClaimsError(f"unknown function {name!r}")
+        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "True", "False"):
+            raise ClaimsError(f"unknown name {node.id!r}")
+    return tree
+
+
+_REFS = ("paper", "computed", "value")
+
+
+def _references(check: str) -> list[str]:
+    """Claim ids a check reads (``paper`` / ``computed``)."""
+    refs = []
+    for node in ast.walk(_parse_check(check)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("paper", "computed"):
+            if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
+                raise ClaimsError(f"{node.func.id}() takes one claim id in quotes")
+            refs.append(node.args[0].value)
+    return refs
+
+
+def check_tables(check: str) -> list[str]:
+    """Result files a check reads with ``value('<result>', '<column>', key=value, ...)``."""
+    out = []
+    for node in ast.walk(_parse_check(check)):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "value":
+            texts = [*node.args, *[k.value for k in node.keywords]]
+            if len(node.args) != 2 or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in texts):
+                raise ClaimsError("value() takes '<result file>', '<column>' and key='row value' selectors, "
+                                  "all in quotes")
+            out.append(node.args[0].value)
+    return out
+
+
+class _Missing(Exception):
+    pass
+
+
+class _Context:
+    """What a check reads: paper values, computed values of value claims, result tables."""
+
+    def __init__(self, values: dict, computed: dict, base: str | Path = ".", cache: dict | None = None):
+        self.values, self.computed, self.base = values, computed, Path(base)
+        self.cache = {} if cache is None else cache
+
+    def table(self, result: str, column: str, where: dict) -> float:
+        p = self.base / result
+        if not p.exists():
+            raise _Missing(f"{result}, which this run did not produce")
+        if read_sidecar(p).get("synthetic"):
+            raise _Missing(f"{result} computed from synthetic inputs")
+        df = self.cache.setdefault(result, _read_table(p))
+        sel = select(df, where)
+        if column not in df.columns or len(sel) != 1:
+            raise _Missing(f"one row of {result} with {where} (found {len(sel)})")
+        return float(sel.iloc[0][column])
+
+
+def _eval(node, ctx: _Context):
+    if isinstance(node, ast.Expression):
+        return _eval(node.body, ctx)
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_eval(e, ctx) for e in node.elts]
+    if isinstance(node, ast.UnaryOp):
+        v = _eval(node.operand, ctx)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp):
+        return _OPS[type(node.op)](_eval(node.left, ctx), _eval(node.right, ctx))
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval(v, ctx) for v in node.values]
+        return all(vals) if isinstance(node.op, ast.And) else any(vals)
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, ctx)
+        for op, right_node in zip(node.ops, node.comparators):
+            right = _eval(right_node, ctx)
+            if not _CMP[type(op)][1](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.Call):
+        name = node.func.id
+        if name == "paper":
+            return float(ctx.values[node.args[0].value]["value"])
+        if name == "computed":
+            ref = node.args[0].value
+            if ref not in ctx.computed:
+                raise _Missing(f"the computed value of {ref}, which this run did not produce")
+            return ctx.computed[ref]
+        if name == "value":
+            return ctx.table(node.args[0].value, node.args[1].value, {k.arg: k.value.value for k in node.keywords})
+        kwargs = {k.arg: _eval(k.value, ctx) for k in node.keywords}
+        return _FUNCS[name](*[_eval(a, ctx) for a in node.args], **kwargs)
+    raise ClaimsError(f"cannot evaluate {ast.dump(node)}")
+
+
+def _fmt(v) -> str:
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_fmt(x) for x in v) + "]"
+    return str(v)
+
+
+def arithmetic(check: str, values: dict, computed: dict, base: str | Path = ".") -> tuple[bool, str]:
+    """(holds, the arithmetic shown): each operand of the top-level comparison with its value."""
+    ctx = _Context(values, computed, base)
+    tree = _parse_check(check)
+    body = tree.body
+    parts = []
+    if isinstance(body, ast.Compare):
+        operands = [body.left, *body.comparators]
+        shown = [f"{ast.unparse(o)} = {_fmt(_eval(o, ctx))}"
+                 if not isinstance(o, ast.Constant) else _fmt(o.value) for o in operands]
+        ops = [_CMP[type(op)][0] for op in body.ops]
+        parts = [shown[0]]
+        for op, s in zip(ops, shown[1:]):
+            parts += [op, s]
+    elif isinstance(body, ast.Call):  # e.g. approx(a, b, tol): each argument with its value
+        args = [f"{ast.unparse(a)} = {_fmt(_eval(a, ctx))}" if not isinstance(a, ast.Constant) else _fmt(a.value)
+                for a in [*body.args, *[k.value for k in body.keywords]]]
+        parts = [f"{body.func.id}({'; '.join(args)})"]
+    holds = bool(_eval(tree, ctx))
+    text = " ".join(parts) if parts else f"{check} = {_fmt(holds)}"
+    return holds, f"{text} -> {'holds' if holds else 'does not hold'}"
+
+
+def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base=".", needs_set=None) -> dict:
+    row = {"id": c["id"], "kind": "consistency", "paper": c["paper"], "place": c["place"],
+           "statement": c["statement"], "unit": c.get("unit", ""), "paper_value": "", "reproduced_value": math.nan,
+           "tolerance": "", "result": c["check"]}
+    if not _needs_ok(c, needs_set):
+        row["status"] = "not computable"
+        row["reason"] = (f"needs the real input of config key '{c['needs']}', which this config does not set "
+                         "(config/real-data.yaml sets it)")
+        return row
+    try:
+        holds, shown = arithmetic(c["check"], values, computed, base)
+        row["status"] = "consistent" if holds else "inconsistent"
+        row["reason"] = shown
+    except _Missing as m:
+        row["status"] = "not computable"
+        row["reason"] = f"needs {m.args[0]}"
+    return row

@@ -81,15 +81,108 @@ def _fill_defaults(schema: dict, instance: Any) -> None:
                 _fill_defaults(addl, value)
 
 
+def schema_file_of(key: str, schema_dir: str | Path = SCHEMA_DIR) -> str:
+    """The schema file (repo-relative) that describes config ``key`` (a dotted path)."""
+    section = key.split(".")[0].split("[")[0]
+    frag = Path(schema_dir) / f"{section}.yaml"
+    name = frag.name if section != "core" and frag.exists() else "core.yaml"
+    return f"config/schema/{name}"
+
+
 def validate_config(config: dict, schema: dict | None = None) -> dict:
-    """Fill defaults in place and validate; raise ConfigError listing every problem."""
+    """Fill defaults in place and validate; raise ConfigError listing every problem, each with
+    the schema file that describes the key (its type, description and default)."""
     schema = schema or load_schema()
     _fill_defaults(schema, config)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
     if errors:
-        lines = [_describe(e) for e in errors]
-        raise ConfigError("invalid config:\n  " + "\n  ".join(lines))
+        lines = [f"{_describe(e)} (described in {schema_file_of(_key_path(e))})" for e in errors]
+        raise ConfigError("invalid config:\n  " + "\n  ".join(lines)
+                          + "\n  (config/README.md: how config files are merged and overridden)")
+    return config
+
+
+# -- values given with --config ---------------------------------------------------
+
+_NULL = {"null", "~"}
+_TRUE = {"true", "yes", "on"}
+_FALSE = {"false", "no", "off"}
+
+
+def _types(schema: dict) -> set[str]:
+    t = schema.get("type")
+    out = {t} if isinstance(t, str) else set(t or [])
+    for branch in schema.get("oneOf", []) + schema.get("anyOf", []):
+        out |= _types(branch)
+    return out
+
+
+def _coerce(text: str, schema: dict):
+    types = _types(schema)
+    word = text.strip().lower()
+    if "null" in types and word in _NULL:
+        return None  # YAML's null (also where the key takes a string: a path set back to null)
+    if not types or "string" in types:
+        return text
+    if "boolean" in types and word in _TRUE | _FALSE:
+        return word in _TRUE
+    if "integer" in types:
+        try:
+            return int(word)
+        except ValueError:
+            pass
+    if "number" in types:
+        try:
+            return float(word)
+        except ValueError:
+            pass
+    return text  # left for validation to report, naming the key
+
+
+def _sub_schema(schema: dict, key) -> dict:
+    if isinstance(key, int):
+        return schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    props = schema.get("properties", {})
+    if key in props:
+        return props[key]
+    addl = schema.get("additionalProperties")
+    return addl if isinstance(addl, dict) else {}
+
+
+def coerce_cli_config(config: dict, cli: Any, schema: dict) -> dict:
+    """Give values set with ``snakemake --config`` the types the schema asks for, in place.
+
+    Snakemake parses a top-level ``--config key=value`` as int, float or bool, but reads a
+    nested value (``--config 'pact={"behaviour":{"bootstrap":50}}'``) with YAML's BaseLoader,
+    so every scalar inside arrives as a string.  Each such string in the merged ``config`` at a
+    key whose schema type is integer, number, boolean or null becomes that type (``"50"`` ->
+    50, ``"true"`` -> True; ``"null"`` and ``"~"`` -> None wherever the key takes null);
+    strings at keys that accept strings, and strings that do not parse, are left as they are
+    (validation then names the key).  A top-level number at a key that takes only strings
+    (``--config run_name=2024``) becomes its text.
+    Values that came from config files are not touched.
+    """
+
+    def walk(sub: dict, cli_value, holder, key) -> None:
+        try:
+            current = holder[key]
+        except (KeyError, IndexError, TypeError):
+            return
+        if isinstance(cli_value, str) and current == cli_value:
+            holder[key] = _coerce(current, sub)
+        elif (isinstance(cli_value, (int, float)) and not isinstance(cli_value, bool) and current == cli_value
+              and "string" in _types(sub) and not _types(sub) & {"integer", "number"}):
+            holder[key] = str(cli_value)  # `--config run_name=2024`: Snakemake made it a number
+        elif isinstance(cli_value, dict) and isinstance(current, dict):
+            for k, v in cli_value.items():
+                walk(_sub_schema(sub, k), v, current, k)
+        elif isinstance(cli_value, list) and isinstance(current, list) and len(current) == len(cli_value):
+            for i, v in enumerate(cli_value):
+                walk(_sub_schema(sub, i), v, current, i)
+
+    for k, v in dict(cli or {}).items():
+        walk(_sub_schema(schema, k), v, config, k)
     return config
 
 

@@ -4,20 +4,22 @@ import pandas as pd
 import pytest
 import yaml
 
-from cultalign.claims import ClaimsError, evaluate, load_claims
+from cultalign.claims import ClaimsError, arithmetic, band_problems, convert, evaluate, load_claims
 
 ROOT = Path(__file__).resolve().parents[2]
+COLUMNS = {"r.tsv:value": "count", "r.tsv:rate": "fraction", "r.tsv:gap": "fraction difference",
+           "r.tsv:mixed": "mixed"}
 
 
-def _claims(tmp_path, entries):
+def _claims(tmp_path, entries, columns=None):
     p = tmp_path / "claims.yaml"
-    p.write_text(yaml.safe_dump({"claims": entries}))
+    p.write_text(yaml.safe_dump({"columns": COLUMNS if columns is None else columns, "claims": entries}))
     return load_claims(p)
 
 
 def _c(id_, **kw):
-    base = {"id": id_, "paper": "pact", "place": "Sec. 3", "statement": "s", "value": 10, "result": "r.tsv",
-            "column": "value", "where": {"quantity": "n"}, "scale": "demo"}
+    base = {"id": id_, "paper": "pact", "place": "Sec. 3", "statement": "s", "value": 10, "unit": "count",
+            "basis": "rounding", "result": "r.tsv", "column": "value", "where": {"quantity": "n"}, "scale": "demo"}
     base.update(kw)
     return base
 
@@ -34,10 +36,11 @@ def test_statuses(tmp_path):
         _c("not_produced", result="missing.tsv"),
         _c("ambiguous", where={"quantity": "dup"}),
         _c("nan", where={"quantity": "nan"}),
-    ])
+    ], columns={**COLUMNS, "missing.tsv:value": "count"})
     t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
     assert t.loc["ok", "status"] == "reproduced" and t.loc["ok", "reproduced_value"] == 10.4
     assert t.loc["off", "status"] == "differs"
+    assert "outside [9.5, 10.5]" in t.loc["off", "reason"]
     assert t.loc["rel", "status"] == "reproduced"
     assert t.loc["paper_only", "status"] == "not computable"
     assert "paper-scale inputs" in t.loc["paper_only", "reason"]
@@ -50,14 +53,141 @@ def test_statuses(tmp_path):
     assert t2.loc["paper_only", "status"] == "differs"
 
 
+def test_units_are_converted_never_compared_raw(tmp_path):
+    pd.DataFrame({"quantity": ["n"], "rate": [0.395], "gap": [0.12], "value": [1]}).to_csv(
+        tmp_path / "r.tsv", sep="\t", index=False)
+    claims = _claims(tmp_path, [
+        _c("pct", value=39.5, unit="percent", tolerance=0.05, column="rate"),
+        _c("frac", value=0.395, unit="fraction", tolerance=0.0005, column="rate"),
+        _c("pp", value=12.0, unit="percentage points", tolerance=0.05, column="gap"),
+        _c("pct_wrong", value=0.395, unit="percent", tolerance=0.0005, column="rate"),  # a fraction typed as percent
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["pct", "status"] == "reproduced" and t.loc["pct", "reproduced_value"] == pytest.approx(39.5)
+    assert t.loc["frac", "status"] == "reproduced"
+    assert t.loc["pp", "status"] == "reproduced" and t.loc["pp", "reproduced_value"] == pytest.approx(12.0)
+    assert t.loc["pct_wrong", "status"] == "differs"
+    assert convert(0.5, "fraction", "percent") == 50
+    with pytest.raises(ClaimsError, match="cannot convert"):
+        convert(1, "fraction", "percentage points")  # a share is not a difference of shares
+    with pytest.raises(ClaimsError, match="cannot convert"):
+        _claims(tmp_path, [_c("x", unit="percent", column="value")])  # a count is not a percent
+    with pytest.raises(ClaimsError, match="no unit for result column"):
+        _claims(tmp_path, [_c("x", column="other")])
+    with pytest.raises(ClaimsError, match="mixed units"):
+        _claims(tmp_path, [_c("x", column="mixed")])
+    with pytest.raises(ClaimsError, match="unknown unit"):
+        _claims(tmp_path, [_c("x", unit="percents")])
+
+
+def test_sign_is_checked_for_signed_quantities(tmp_path):
+    pd.DataFrame({"quantity": ["a", "b"], "gap": [-0.01, 0.01]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    claims = _claims(tmp_path, [
+        # a too-wide band (rejected by band_problems) still cannot pass a value of the opposite sign
+        _c("neg", value=0.01, unit="fraction difference", tolerance=0.05, column="gap", where={"quantity": "a"}),
+        _c("pos", value=0.01, unit="fraction difference", tolerance=0.005, column="gap", where={"quantity": "b"}),
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["neg", "status"] == "differs" and "opposite sign" in t.loc["neg", "reason"]
+    assert t.loc["pos", "status"] == "reproduced"
+
+
+def test_band_problems():
+    assert band_problems(_c("a", value=0.43, tolerance=0.5))  # admits zero
+    assert band_problems(_c("b", value=-3.9, tolerance=2.0))  # +-51%
+    assert band_problems(_c("c", value=4.0, rel_tolerance=0.5, basis="sampling", basis_note="n"))
+    assert not band_problems(_c("c2", value=1, tolerance=0.5))  # "1%" stated to the unit: [0.5, 1.5]
+    assert band_problems(_c("c3", value=1, tolerance=0.6))
+    assert band_problems(_c("d", value=5, tolerance=1, basis="exact"))
+    assert band_problems(_c("e", value=5, tolerance=1, basis="sampling"))  # no note on how it was sized
+    assert not band_problems(_c("f", value=0.43, tolerance=0.15, basis="sampling", basis_note="2 SE"))
+    assert not band_problems(_c("g", value=0, tolerance=0.1))
+
+
+def test_no_project_claim_admits_zero_or_the_opposite_sign():
+    bad = {c["id"]: band_problems(c) for c in load_claims(ROOT / "config" / "claims.yaml")}
+    bad = {k: v for k, v in bad.items() if v}
+    assert not bad, bad
+
+
+def test_consistency_claims(tmp_path):
+    pd.DataFrame({"quantity": ["n"], "value": [4098]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    claims = _claims(tmp_path, [
+        _c("judgments", value=4098, tolerance=0),
+        {"id": "design", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s", "unit": "count",
+         "check": "200 * 7 * 2 == paper('judgments')"},
+        {"id": "from_run", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s",
+         "check": "computed('judgments') == paper('judgments')"},
+        {"id": "wilcoxon", "kind": "consistency", "paper": "personas", "place": "Fig. 6", "statement": "s",
+         "check": "wilcoxon_min_p(5) < 0.01"},
+        {"id": "mean", "kind": "consistency", "paper": "personas", "place": "T2", "statement": "s",
+         "check": "approx(round(mean([19.9, 19.8, 31.3, 2.4, 22.2]), 1), 19.1, 0.05)"},
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["design", "status"] == "inconsistent"
+    assert t.loc["design", "reason"] == "200 * 7 * 2 = 2800 == paper('judgments') = 4098 -> does not hold"
+    assert t.loc["from_run", "status"] == "consistent"
+    assert t.loc["wilcoxon", "status"] == "inconsistent" and "0.0625" in t.loc["wilcoxon", "reason"]
+    assert t.loc["mean", "status"] == "consistent"
+    # a computed value from a run that cannot compare (demo scale claim of paper scale) is not used
+    claims[0]["scale"] = "paper"
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["from_run", "status"] == "not computable"
+    assert t.loc["design", "status"] == "inconsistent"  # paper values only: computable anywhere
+    holds, shown = arithmetic("2 * 150 - 25 == 240 + 60", {}, {})
+    assert not holds and shown == "2 * 150 - 25 = 275 == 240 + 60 = 300 -> does not hold"
+
+
+def test_bad_consistency_checks(tmp_path):
+    def cons(check):
+        return {"id": "k", "kind": "consistency", "paper": "pact", "place": "p", "statement": "s", "check": check}
+    with pytest.raises(ClaimsError, match="not a value claim"):
+        _claims(tmp_path, [cons("paper('nope') == 1")])
+    with pytest.raises(ClaimsError, match="unknown function"):
+        _claims(tmp_path, [cons("__import__('os') == 1")])
+    with pytest.raises(ClaimsError, match="not allowed"):
+        _claims(tmp_path, [cons("(1).real == 1")])
+
+
 def test_bad_claims_file(tmp_path):
     with pytest.raises(ClaimsError, match="lacks"):
         _claims(tmp_path, [{"id": "x", "paper": "pact"}])
     with pytest.raises(ClaimsError, match="duplicate"):
         _claims(tmp_path, [_c("a"), _c("a")])
+    with pytest.raises(ClaimsError, match="basis"):
+        _claims(tmp_path, [_c("a", basis="guess")])
 
 
 def test_project_claims_file_is_well_formed():
     claims = load_claims(ROOT / "config" / "claims.yaml")
     assert all(c["paper"] in ("pact", "personas", "monopolet") for c in claims)
-    assert all(c["result"].startswith(f"results/{c['paper']}/") for c in claims)
+    assert all(c["result"].startswith(f"results/{c['paper']}/") for c in claims if c["kind"] == "value")
+    assert all(c.get("unit") for c in claims if c["kind"] == "value")
+
+
+def test_consistency_checks_read_result_cells_but_never_synthetic_ones(tmp_path):
+    from cultalign.core.tables import write_table
+
+    write_table(pd.DataFrame({"key": ["a", "b"], "value": [14.5, -2.0]}), tmp_path / "real.tsv", job={"rule": "r"})
+    write_table(pd.DataFrame({"key": ["a"], "value": [1.0]}), tmp_path / "syn.tsv",
+                job={"rule": "r", "synthetic_inputs": ["pact.sources"]})
+
+    def cons(id_, check, **kw):
+        return {"id": id_, "kind": "consistency", "paper": "pact", "place": "p", "statement": "s", "check": check,
+                **kw}
+    claims = _claims(tmp_path, [
+        cons("sign", "value('real.tsv', 'value', key='a') > 0 > value('real.tsv', 'value', key='b')"),
+        cons("syn", "value('syn.tsv', 'value', key='a') > 0"),
+        cons("missing_row", "value('real.tsv', 'value', key='z') > 0"),
+        cons("needs_unset", "value('real.tsv', 'value', key='a') > 0", needs="real_data.x"),
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.x": False}).set_index("id")
+    assert t.loc["sign", "status"] == "consistent"
+    assert "= 14.5 > 0 >" in t.loc["sign", "reason"]
+    assert t.loc["syn", "status"] == "not computable" and "synthetic" in t.loc["syn", "reason"]
+    assert t.loc["missing_row", "status"] == "not computable" and "found 0" in t.loc["missing_row", "reason"]
+    assert t.loc["needs_unset", "status"] == "not computable" and "real_data.x" in t.loc["needs_unset", "reason"]
+    from cultalign.claims import claim_result_files
+    assert claim_result_files(claims, ["pact"], {"real_data.x": False}) == ["real.tsv", "syn.tsv"]
+    with pytest.raises(ClaimsError, match="in quotes"):
+        _claims(tmp_path, [cons("bad", "value(1, 'value') > 0")])

@@ -124,3 +124,51 @@ def test_snakemake_fails_before_any_job_naming_the_key(override, expected, tmp_p
     assert out.returncode != 0
     assert expected in out.stdout + out.stderr
     assert "Job stats" not in out.stdout
+
+
+def test_errors_point_to_the_schema_file_that_describes_the_key():
+    cfg = copy.deepcopy(DEFAULT)
+    cfg["pact"]["behaviour"]["bootstrap"] = "many"
+    cfg["seed"] = "abc"
+    with pytest.raises(ConfigError) as e:
+        validate_config(cfg, load_schema())
+    text = str(e.value)
+    assert "config key 'pact.behaviour.bootstrap': expected integer, got str 'many' " \
+           "(described in config/schema/pact.yaml)" in text
+    assert "config key 'seed': expected integer, got str 'abc' (described in config/schema/core.yaml)" in text
+
+
+def test_nested_cli_config_strings_are_typed_per_schema():
+    from cultalign.config import coerce_cli_config
+
+    schema = load_schema()
+    # what Snakemake makes of --config 'pact={"behaviour":{"bootstrap":50,"temperature":0.5}}' ... run_name=2024
+    cli = {"pact": {"behaviour": {"bootstrap": "50", "temperature": "0.5"},
+                    "human": {"prolific_export": "null"}},
+           "retry": {"max_attempts": "three"}, "run_name": 2024, "seed": 7}
+    cfg = copy.deepcopy(DEFAULT)
+    cfg["pact"]["behaviour"].update(cli["pact"]["behaviour"])
+    cfg["pact"]["human"]["prolific_export"] = "null"
+    cfg["retry"]["max_attempts"] = "three"
+    cfg["run_name"], cfg["seed"] = 2024, 7
+    cfg["pact"]["sources"]["normad"]["path"] = "50"  # from a config file: a string key stays untouched
+    coerce_cli_config(cfg, cli, schema)
+    assert cfg["pact"]["behaviour"]["bootstrap"] == 50 and type(cfg["pact"]["behaviour"]["bootstrap"]) is int
+    assert cfg["pact"]["behaviour"]["temperature"] == 0.5
+    assert cfg["pact"]["human"]["prolific_export"] is None
+    assert cfg["run_name"] == "2024" and cfg["seed"] == 7
+    assert cfg["pact"]["sources"]["normad"]["path"] == "50"
+    # a string that is no integer is left for validation, which names the key
+    with pytest.raises(ConfigError, match=r"config key 'retry.max_attempts': expected integer, got str 'three'"):
+        validate_config(cfg, schema)
+
+
+@pytest.mark.slow
+def test_nested_cli_config_reaches_the_rule_typed(tmp_path):
+    """`snakemake --config 'pact={"behaviour":{"bootstrap":50}}'` parses and plans the analysis rerun."""
+    smk = Path(sys.executable).with_name("snakemake")
+    out = subprocess.run([str(smk), "-n", "--cores", "1", "pact_figure3", "--config",
+                          'pact={"behaviour":{"bootstrap":50}}', "--printshellcmds"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "pact_behaviour_analysis" in out.stdout + out.stderr

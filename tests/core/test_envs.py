@@ -99,6 +99,11 @@ def env_packages(env_file: Path) -> set[str]:
                 pkgs.add(_norm(re.split(r"[=<>!~ \[]", pip_dep.strip())[0]))
         else:
             pkgs.add(_norm(re.split(r"[=<>!~ ]", dep.strip())[0]))
+    # installed by Snakemake's post-deploy script beside the env file (pip --no-deps)
+    post = env_file.with_suffix(".post-deploy.sh")
+    if post.exists():
+        for m in re.finditer(r"pip install --no-deps (.+)", post.read_text()):
+            pkgs |= {_norm(re.split(r"[=<>!~]", p)[0]) for p in m.group(1).split()}
     return pkgs
 
 

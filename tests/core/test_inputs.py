@@ -155,9 +155,10 @@ def test_claim_over_a_synthetic_table_is_not_computable(tmp_path):
     real = tmp_path / "real.tsv"
     write_table(pd.DataFrame({"filter": ["scenarios"], "remaining": [63]}), real, job={"rule": "r"})
     entry = {"paper": "pact", "place": "5.1", "statement": "63 unique scenarios", "value": 63, "column": "remaining",
-             "where": {"filter": "scenarios"}, "scale": "paper", "tolerance": 0}
+             "where": {"filter": "scenarios"}, "scale": "paper", "tolerance": 0, "unit": "count", "basis": "exact"}
     p = tmp_path / "claims.yaml"
-    p.write_text(yaml.safe_dump({"claims": [{"id": "syn", "result": "filters.tsv", **entry},
+    p.write_text(yaml.safe_dump({"columns": {"filters.tsv:remaining": "count", "real.tsv:remaining": "count"},
+                                 "claims": [{"id": "syn", "result": "filters.tsv", **entry},
                                             {"id": "real", "result": "real.tsv", **entry}]}))
     t = evaluate(load_claims(p), ["pact"], scale="paper", base=tmp_path).set_index("id")
     assert t.loc["syn", "status"] == SYNTHETIC_STATUS == "not computable: synthetic input"

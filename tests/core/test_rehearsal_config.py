@@ -19,6 +19,7 @@ from workflow import paper_stand_ins, planned_jobs, rules_of
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ("config/paper.yaml", "config/rehearsal.yaml")
+CI_CUT = ("config/rehearsal-ci.yaml",)  # CI's cut of the rehearsal (tests/test_rehearsal.py runs it)
 # Limits a stand-in keeps: what the job asks of the scheduler and what the
 # model accepts.  `extra` may add engine settings for the CPU stand-in.
 KEPT = ("backend", "max_context", "batch_size", "tensor_parallel_size", "kind", "chat_template", "api_key_env")
@@ -54,11 +55,30 @@ def test_same_model_roles(configs):
     assert study_model_refs(rehearsal) == study_model_refs(paper)
 
 
+def test_ci_cut_keeps_one_model_per_role_and_backend_kind(configs):
+    """config/rehearsal-ci.yaml: each role names paper models only, and keeps one model of each
+    backend kind (and, for the comparison models, of each model kind) the paper gives it."""
+    paper, _ = configs
+    cut = load_config(ROOT / "config" / "config.yaml", *(ROOT / c for c in CONFIGS + CI_CUT))
+
+    def kinds(cfg, names):
+        return {(cfg["models"][n]["backend"], cfg["models"][n].get("kind")) for n in names}
+
+    paper_refs, cut_refs = study_model_refs(paper), study_model_refs(cut)
+    assert paper_refs.keys() == cut_refs.keys()
+    for role, names in cut_refs.items():
+        assert set(names) <= set(paper_refs[role]), role
+        assert kinds(cut, names) == kinds(paper, paper_refs[role]), role
+    assert {p["comparison"] for p in cut["pact"]["model_pairs"]} == {
+        p["comparison"] for p in paper["pact"]["model_pairs"]}
+
+
 @pytest.mark.slow
-def test_rehearsal_dag_has_every_paper_rule_but_the_network_ones(tmp_path):
+@pytest.mark.parametrize("cut", [(), CI_CUT], ids=["rehearsal", "ci-cut"])
+def test_rehearsal_dag_has_every_paper_rule_but_the_network_ones(tmp_path, cut):
     # the paper DAG as a user with every input would get it (placeholders where a checkout has none)
     paper = rules_of(planned_jobs(ROOT, "--configfile", CONFIGS[0], paper_stand_ins(tmp_path), "--forceall"))
-    rehearsal_jobs = planned_jobs(ROOT, "--configfile", *CONFIGS, "--forceall")
+    rehearsal_jobs = planned_jobs(ROOT, "--configfile", *CONFIGS, *cut, "--forceall")
     rehearsal = rules_of(rehearsal_jobs)
     missing = paper - rehearsal - NETWORK_RULES
     assert not missing, f"paper rules the rehearsal DAG lacks: {sorted(missing)}"

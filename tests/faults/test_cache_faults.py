@@ -145,7 +145,7 @@ def test_fault_cache_file_being_created_is_skipped_silently(tmp_path, caplog):
     got, backend, client = rerun(tmp_path, "job-a")
     assert backend.scored == 0
     assert (tmp_path / "m" / "job-new.sqlite").exists() and corrupt_files(tmp_path) == []
-    assert not caplog.records
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # progress lines are INFO
 
 
 def test_fault_cache_legacy_file_without_checksums_is_served_and_warned_once(tmp_path, caplog):

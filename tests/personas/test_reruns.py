@@ -11,6 +11,8 @@ pytestmark = pytest.mark.slow
 
 # downstream of a changed MCS/OEG job: the tables, TRAIT's own scores, figures, claims
 EVAL_DOWNSTREAM = {"personas_metrics", "personas_trait_native", "personas_plots", "claims", "all"}
+# Table 3 (rule personas_oeg_tables) reads the OEG answers only
+OEG_DOWNSTREAM = EVAL_DOWNSTREAM | {"personas_oeg_tables"}
 
 
 def _plan(work: Path, tmp_path: Path, override: str | None = None):
@@ -26,7 +28,7 @@ def test_mcs_max_samples_reruns_mcs_and_oeg(small_run, tmp_path):
     # personas.mcs.max_samples caps the simulated respondents of both MCS and OEG
     jobs = _plan(small_run, tmp_path, "personas:\n  mcs:\n    max_samples: 50\n")
     assert rules_of(jobs, PARAMS_CHANGED) == {"personas_mcs", "personas_oeg"}
-    assert rules_of(jobs) == {"personas_mcs", "personas_oeg"} | EVAL_DOWNSTREAM
+    assert rules_of(jobs) == {"personas_mcs", "personas_oeg"} | OEG_DOWNSTREAM
 
 
 @pytest.mark.parametrize("override", [
@@ -41,12 +43,14 @@ def test_restated_config_plans_nothing(small_run, tmp_path, override):
 
 
 @pytest.mark.parametrize("module, changed, planned", [
-    ("metrics.py", {"personas_metrics"}, {"personas_metrics", "personas_plots", "claims", "all"}),
+    # the scripts of Tables 1 and 3 import the module too
+    ("metrics.py", {"personas_metrics", "personas_human_tables", "personas_oeg_tables"},
+     {"personas_metrics", "personas_human_tables", "personas_oeg_tables", "personas_plots", "claims", "all"}),
     # generation code: the norms rerun (scenarios and questions are planned for their new input
     # first, which Snakemake reports instead), and everything built on the generated questions
     ("generate.py", {"personas_norms"},
      {"personas_norms", "personas_scenarios", "personas_questions", "personas_cp_items", "personas_export_release",
-      "personas_audit_generated", "personas_mcs", "personas_oeg"} | EVAL_DOWNSTREAM),
+      "personas_audit_generated", "personas_mcs", "personas_oeg"} | OEG_DOWNSTREAM),
 ])
 def test_package_module_edit_reruns_its_rules(small_run, tmp_path, module, changed, planned):
     path = small_run / "src" / "cultalign" / "personas" / module

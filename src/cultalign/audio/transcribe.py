@@ -7,6 +7,7 @@ duration) is measured per file.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.inputs import InputError, existing_file
+from ..core.progress import Progress
 
 AudioError = InputError  # an unreadable audio file (file and config key named)
 
@@ -109,9 +111,16 @@ def transcribe(model, audio: str | Path, settings: WhisperSettings) -> tuple[pd.
         temperature=settings.temperature, vad_filter=settings.vad_filter,
         condition_on_previous_text=settings.condition_on_previous_text, **kwargs,
     )
-    rows = [{"segment": i, "start": round(s.start, 3), "end": round(s.end, 3), "text": s.text.strip(),
-             "avg_logprob": round(s.avg_logprob, 4), "no_speech_prob": round(s.no_speech_prob, 4)}
-            for i, s in enumerate(segments)]  # the generator decodes lazily: time it fully
+    # the generator decodes lazily, segment by segment: time it fully, and log how far into the
+    # audio it is (segment end / audio duration)
+    progress = Progress(f"transcribe {Path(audio).name}", int(math.ceil(duration)), "audio seconds",
+                        start_note=f"language {settings.language}, beam {settings.beam_size}")
+    rows = []
+    for i, s in enumerate(segments):
+        rows.append({"segment": i, "start": round(s.start, 3), "end": round(s.end, 3), "text": s.text.strip(),
+                     "avg_logprob": round(s.avg_logprob, 4), "no_speech_prob": round(s.no_speech_prob, 4)})
+        progress.update(max(0, min(int(s.end), progress.total) - progress.done))
+    progress.update(progress.total - progress.done)  # the tail after the last segment (silence)
     wall = time.perf_counter() - t0
     df = pd.DataFrame(rows, columns=["segment", "start", "end", "text", "avg_logprob", "no_speech_prob"])
     timing = {"audio": str(audio), "audio_seconds": round(duration, 3), "wall_seconds": round(wall, 3),

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 
 import jsonschema
 
+from ..core.progress import Progress
 from .cache import RequestCache, canonical_json, request_key, schema_json
 from .types import ChatRequest, Generation, ModelSpec, OptionScores, ParsedResult, SamplingParams, ScoreItem
 
@@ -154,6 +155,7 @@ class ModelClient:
         keys, out, todo, first_of = self._lookup("generate", payloads, Generation)
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
+        progress = self._progress("generate", len(payloads), todo, uniq, token_unit="generated tokens")
         # batch by identical decoding settings and schema; seeds may differ within a
         # batch (every backend seeds each request on its own)
         groups: dict[str, list[int]] = {}
@@ -178,7 +180,14 @@ class ModelClient:
                     )
                 for i, g in zip(chunk, gens):
                     out[i] = g
+                progress.update(len(chunk), tokens=sum(g.completion_tokens for g in gens))
         return self._fill_duplicates(out, todo, keys, first_of, Generation)
+
+    def _progress(self, kind: str, n: int, todo: list[int], uniq: list[int], **kw) -> Progress:
+        """Progress lines of one call's model requests (the cached and repeated ones are not counted)."""
+        note = f"of {n}: {n - len(todo)} from the cache, {len(todo) - len(uniq)} repeated; batch size " \
+               f"{max(1, self.spec.batch_size)}"
+        return Progress(f"model {self.spec.name} {kind}", len(uniq), "requests", start_note=note, **kw)
 
     def _lookup(self, kind: str, payloads: list[dict], cls):
         """Keys, results found in the cache (others None), indices still to compute,
@@ -304,9 +313,11 @@ class ModelClient:
         keys, out, todo, first_of = self._lookup("score", payloads, OptionScores)
         uniq = list(first_of.values())
         bs = max(1, self.spec.batch_size)
+        progress = self._progress("score", len(payloads), todo, uniq, token_unit="option tokens")
         for s in range(0, len(uniq), bs):
             chunk = uniq[s : s + bs]
             scores = compute(chunk)
+            progress.update(len(chunk), tokens=sum(sum(sc.token_counts) for sc in scores))
             self.stats["model_requests"] += len(chunk)
             self.stats["backend_batches"] += 1
             if self.cache is not None:

@@ -78,6 +78,19 @@ def option_boundary(prompt_ids: Sequence[int], full_ids: Sequence[int]) -> int:
     return max(1, min(k, len(full_ids) - 1))
 
 
+# The prefix-cached scoring path sends one request per option token after the first (each a
+# context that differs from the cached prompt in a few tokens); the prompt_logprobs path sends one
+# request per option but re-runs the prompt.  Options longer than this (in tokens) go the second
+# way: on 2 CPU cores ten Big5Chat items (five answers of ~100 tokens each) took 8.5 minutes the
+# first way under load (the rehearsal's personas_mcs), Likert labels of 1-4 tokens favour the first.
+MAX_CACHED_OPTION_TOKENS = 8
+
+
+def cached_path_fits(plan: Sequence[tuple[Sequence[int], int]]) -> bool:
+    """Whether an item's options (``_score_plan`` entries) are short enough for the cached path."""
+    return all(len(full) - start <= MAX_CACHED_OPTION_TOKENS for full, start in plan)
+
+
 def sum_prompt_logprobs(prompt_logprobs: Sequence[Any], full_ids: Sequence[int], start: int) -> float:
     """Sum the actual tokens' log-probs over positions ``start..`` of a vLLM ``prompt_logprobs`` list.
 
@@ -210,6 +223,24 @@ class VLLMBackend:
         return plans
 
     def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+        """Full option log-probs: items whose options are all short (at most
+        ``MAX_CACHED_OPTION_TOKENS`` tokens) by ``score_prefix_cached``, the others by
+        ``score_prompt_logprobs`` (one request per option).  Both give the same log-probs
+        (checked in the tests); older vLLM without ``logprob_token_ids`` uses the second."""
+        from vllm import SamplingParams as VSamplingParams
+
+        if not hasattr(VSamplingParams(max_tokens=1), "logprob_token_ids"):
+            return self.score_prompt_logprobs(items)
+        fits = [cached_path_fits(plan) for plan in self._score_plan(items)]
+        results: list[OptionScores | None] = [None] * len(items)
+        for path, wanted in ((self.score_prefix_cached, True), (self.score_prompt_logprobs, False)):
+            idx = [i for i, f in enumerate(fits) if f == wanted]
+            if idx:
+                for i, r in zip(idx, path([items[i] for i in idx])):
+                    results[i] = r
+        return results  # type: ignore[return-value]
+
+    def score_prefix_cached(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
         """Full option log-probs, reading the shared prompt from vLLM's prefix cache.
 
         Requests that ask for ``prompt_logprobs`` never read the prefix cache
@@ -221,13 +252,11 @@ class VLLMBackend:
         token; this fills the prefix cache), phase 2 runs the longer contexts
         (prompt + option prefix), which read the cached prompt blocks.  Equal
         to ``score_prompt_logprobs`` (checked in the tests); 17x faster with an
-        856-token prompt and five options on 2 CPU cores.  Older vLLM without
-        ``logprob_token_ids`` uses ``score_prompt_logprobs``.
+        856-token prompt and five short options on 2 CPU cores, but one request
+        per option token: long options go the other way (``score``).
         """
         from vllm import SamplingParams as VSamplingParams
 
-        if not hasattr(VSamplingParams(max_tokens=1), "logprob_token_ids"):
-            return self.score_prompt_logprobs(items)
         plans = self._score_plan(items)
         targets: dict[tuple[int, ...], set[int]] = {}
         first: set[tuple[int, ...]] = set()

@@ -7,10 +7,14 @@ stage kept, removed or could not parse.
 
 from __future__ import annotations
 
+import logging
+
 import pandas as pd
 
 from ..models import ChatRequest, SamplingParams
 from .prompts import render
+
+log = logging.getLogger(__name__)
 
 FILTER_SCHEMA = {
     "type": "object",
@@ -230,8 +234,13 @@ def construct_source(df: pd.DataFrame, client, source: str, preference: Sampling
     passed, or with ``judge_action`` keep_flagged every item with a valid preference and rewrite)
     and the validation counts (with ``fields_over_cap``: items with a text field longer than
     ``max_field_chars``)."""
+    # the model layer logs each stage's progress (done/total requests, tokens/s, ETA)
+    log.info("construct %s, stage 1 of 3: preferences for %d rows", source, len(df))
     prefs = generate_preferences(df, client, preference, max_field_chars=max_field_chars)
-    judged = judge_items(rewrite_scenarios(prefs, client, rewrite), client, judge)
+    log.info("construct %s, stage 2 of 3: rewrites of %d items", source, len(prefs))
+    rewritten = rewrite_scenarios(prefs, client, rewrite)
+    log.info("construct %s, stage 3 of 3: judging %d items", source, len(rewritten))
+    judged = judge_items(rewritten, client, judge)
     judged["kept"] = judged["passed"]
     if judge_action == "keep_flagged":
         judged["kept"] = judged["valid"] & judged["rewrite_valid"]

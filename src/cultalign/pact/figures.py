@@ -32,28 +32,41 @@ def _save(fig, out: str, synthetic: bool = False) -> None:
     figs.save(fig, out, keys)
 
 
-def main_figures(by_model_config: str, by_model_kind: str, model_pairs: str, demographics: str, regions: str,
-                 gaps: str, agreement: str, alignment: str, fig3: str, fig4: str, fig5: str, fig6: str,
-                 fig7: str, figure7_setting: str = "no_persona") -> None:
-    """Figures 3-7 from the result tables (paths); the human-study panels say when the human
-    data are synthetic; Figure 7 A-C show the ``figure7_setting`` rows of the alignment summary."""
-    figure3(_read(by_model_config), fig3)
-    figure4(_read(by_model_kind), fig4, _read(model_pairs))
-    figure5(_read(demographics), _read(regions), fig5)
-    gap_table = _read(gaps)
-    synthetic = (gap_table["data"] == "synthetic").all()
-    figure6(gap_table, _read(agreement), fig6, synthetic)
-    figure7(_read(alignment), fig7, synthetic, figure7_setting)
+def _human_synthetic(gaps: str) -> bool:
+    return bool((_read(gaps)["data"] == "synthetic").all())
 
 
-def appendix_figures(persona: str, persona_country: str, region_pairs: str, fig15: str, fig16: str,
-                     region_heatmap_out: str) -> None:
-    """Appendix figures 15 and 16 (persona vs no persona) and the B.2 region heatmap."""
+def main_figure(number: str, inputs, out: str, figure7_setting: str = "no_persona") -> None:
+    """One of Figures 3-7 from its own result tables (``inputs``: name -> path, as the
+    rule names them); the human-study figures (6, 7) say when the human data are synthetic;
+    Figure 7 A-C show the ``figure7_setting`` rows of the alignment summary."""
+    number = str(number)
+    if number == "3":
+        figure3(_read(inputs["by_model_config"]), out)
+    elif number == "4":
+        figure4(_read(inputs["by_model_kind"]), out, _read(inputs["model_pairs"]))
+    elif number == "5":
+        figure5(_read(inputs["demographics"]), _read(inputs["regions"]), out)
+    elif number == "6":
+        figure6(_read(inputs["gaps"]), _read(inputs["agreement"]), out, _human_synthetic(inputs["gaps"]))
+    elif number == "7":
+        figure7(_read(inputs["alignment"]), out, _human_synthetic(inputs["gaps"]), figure7_setting)
+    else:
+        raise ValueError(f"PACT main figures are 3-7, not {number!r}")
+
+
+def appendix_figures(persona: str, persona_country: str, fig15: str, fig16: str) -> None:
+    """Appendix figures 15 and 16 (persona vs no persona); the B.2 heatmap is
+    :func:`region_heatmap_figure` (model behaviour alone)."""
     effects = _read(persona)
     synthetic = (effects["human_data"] == "synthetic").all() if len(effects) else False
     figure15(effects, fig15, synthetic)
     figure16(_read(persona_country), fig16, synthetic)
-    region_heatmap(_read(region_pairs), region_heatmap_out, REGIONS)
+
+
+def region_heatmap_figure(region_pairs: str, out: str) -> None:
+    """Appendix B.2 heatmap from the region-pair rates table (path)."""
+    region_heatmap(_read(region_pairs), out, REGIONS)
 
 
 def _bars(ax, labels, values, err=None, color=None, title="", ylabel="", xlabel="Model"):

@@ -160,31 +160,21 @@ def annotation_agreement(path: str | None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def build_tables(mcs_files, oeg_response_files, human_path, countries: list[str], oeg_scores: str | None,
+def build_tables(mcs_files, oeg_response_files, human_path, oeg_scores: str | None,
                  validation: str | None) -> dict[str, pd.DataFrame]:
     """Every table of the evaluation by name: distances, the paper's tables, validity counts, OEG
     calibration and the annotation checks (``oeg_scores`` / ``validation``: annotation files or None).
-    ``countries``: the configured country ids, in the order of Table 1's pairs."""
+    Table 1 (human data alone) is :func:`human_tables`, Table 3 (OEG answers alone)
+    :func:`oeg_tables`."""
     human = pd.read_csv(human_path, sep="\t")
     oeg_samples = [f.replace(".responses.tsv", ".samples.tsv") for f in oeg_response_files]
     dist = distances(list(mcs_files) + oeg_samples, human)
     tables = {"distances": dist,
-              "table1_human_pairwise": human_pairwise(human, list(countries)),
               "table2_gains": pd.concat([gains(dist, "mcs", False), gains(dist, "oeg", False)], ignore_index=True),
               "table6_mcs_trait_gains": gains(dist, "mcs", True),
               "table7_oeg_trait_gains": gains(dist, "oeg", True),
               "priming_ablation": priming_ablation(dist)}
-    resp = []
-    for f in oeg_response_files:
-        r = pd.read_csv(f, sep="\t", dtype={"item_id": str}, keep_default_na=False)
-        r["model"] = parse_path(f)["model"]
-        resp.append(r)
-    resp = pd.concat(resp, ignore_index=True) if resp else pd.DataFrame()
-    ok = resp[resp["valid"].astype(bool)] if len(resp) else resp
-    tables["table3_ttr"] = (ok[ok["priming"] == "primed"].assign(ttr=lambda d: pd.to_numeric(d["ttr"]))
-                            .groupby(["instrument", "country", "trait"])
-                            .agg(ttr=("ttr", "mean"), responses=("ttr", "size")).reset_index()
-                            ) if len(ok) else _note("no OEG responses")
+    resp = read_oeg_responses(oeg_response_files)
     vc = []
     for f in mcs_files:
         it = pd.read_csv(f.replace(".samples.tsv", ".items.tsv"), sep="\t")
@@ -210,6 +200,38 @@ def build_tables(mcs_files, oeg_response_files, human_path, countries: list[str]
     tables["oeg_human_correlation"] = oeg_human_correlation(resp, oeg_scores)
     tables["annotation_agreement"] = annotation_agreement(validation)
     return tables
+
+
+def read_oeg_responses(files) -> pd.DataFrame:
+    """The OEG response tables, one row per answer, with the model of each file."""
+    resp = []
+    for f in files:
+        r = pd.read_csv(f, sep="\t", dtype={"item_id": str}, keep_default_na=False)
+        r["model"] = parse_path(f)["model"]
+        resp.append(r)
+    return pd.concat(resp, ignore_index=True) if resp else pd.DataFrame()
+
+
+def ttr_table(resp: pd.DataFrame) -> pd.DataFrame:
+    """Table 3: mean type-token ratio of the valid primed OEG answers per instrument, country, trait."""
+    ok = resp[resp["valid"].astype(bool)] if len(resp) else resp
+    if not len(ok):
+        return _note("no OEG responses")
+    return (ok[ok["priming"] == "primed"].assign(ttr=lambda d: pd.to_numeric(d["ttr"]))
+            .groupby(["instrument", "country", "trait"])
+            .agg(ttr=("ttr", "mean"), responses=("ttr", "size")).reset_index())
+
+
+def oeg_tables(oeg_response_files) -> dict[str, pd.DataFrame]:
+    """The tables of the OEG answers alone, by name (Table 3: type-token ratio)."""
+    return {"table3_ttr": ttr_table(read_oeg_responses(oeg_response_files))}
+
+
+def human_tables(human_path, countries: list[str]) -> dict[str, pd.DataFrame]:
+    """The tables of the human data alone, by name (Table 1: pairwise country distances, in the
+    order of the configured ``countries``)."""
+    human = pd.read_csv(human_path, sep="\t")
+    return {"table1_human_pairwise": human_pairwise(human, list(countries))}
 
 
 def human_data_label(source: str) -> str:

@@ -134,7 +134,9 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
     emb = embeddings_for(embedding_model).embed_documents
     calibration: dict[str, dict] = {}
     out = []
-    for (instrument, priming, items, priming_of, _), res in zip(prepared, parsed):
+    log.info("oeg %s: mapping the answers of %d cells (instrument x priming) with %s", country, len(prepared),
+             embedding_model)
+    for k, ((instrument, priming, items, priming_of, _), res) in enumerate(zip(prepared, parsed), 1):
         if instrument not in calibration:  # tau depends on the instrument's options only
             calibration[instrument] = calibrate_items(items, emb)
         cal = calibration[instrument]
@@ -152,5 +154,5 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         out.append(EvalOutput(instrument, priming, mapped, samples, s_seed, counts,
                               {**primed, "oeg": sampling,
                                "calibration": cal}))
-        log.info("oeg %s %s %s: %s", country, instrument, priming, counts)
+        log.info("oeg cell %d/%d, %s %s %s: %s", k, len(prepared), country, instrument, priming, counts)
     return out

@@ -1,0 +1,42 @@
+# Real-data claims: config shortcuts and input functions (rules in main.smk).
+
+
+def real_data_input(key):
+    """Input function: the file or folder a real-data config key names; unset fails naming the key."""
+
+    def fn(wildcards):
+        from snakemake.exceptions import WorkflowError
+
+        value = config_at(key)
+        if not value:
+            raise WorkflowError(
+                f"config key '{key}' is not set: the real-data claims need it "
+                "(config/real-data.yaml sets it to ../shared/data/...)"
+            )
+        return value
+
+    fn.__name__ = f"real_data_{key.replace('.', '_')}"
+    return fn
+
+
+def config_at(key):
+    value = config
+    for part in key.split("."):
+        value = (value or {}).get(part)
+    return value
+
+
+def claim_needs_set(wildcards):
+    """Param: {config key a claim `needs`: whether the config sets it}."""
+    from cultalign.claims import load_claims
+
+    keys = {c["needs"] for c in load_claims(config["claims"]) if c.get("needs")}
+    return {k: bool(config_at(k)) for k in sorted(keys)}
+
+
+def real_data_claim_files(wildcards):
+    """Result files of the real-data claims (those that `need` a config key)."""
+    from cultalign.claims import claim_result_files, load_claims
+
+    claims = [c for c in load_claims(config["claims"]) if c.get("needs")]
+    return claim_result_files(claims, STUDIES, claim_needs_set(wildcards))

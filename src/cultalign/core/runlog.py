@@ -1,0 +1,154 @@
+"""What a Snakemake run did, read from its log: the jobs it ran, where, and how long it took.
+
+The paper-scale rehearsal (``setup/rehearsal.sh``) ends with this summary, and its test
+checks it: every job of the run finished, every job of a rule that is not a ``localrule``
+went through ``sbatch``, and every rule of the paper DAG ran.  It also says which stand-in
+served each model role of the configuration.
+
+    python -m cultalign.core.runlog .snakemake/log/<run>.snakemake.log \\
+        --configfile config/paper.yaml config/rehearsal.yaml
+
+Parses the lines Snakemake 9 writes to ``.snakemake/log/*.snakemake.log``::
+
+    rule NAME: / localrule NAME:      a job starts (followed by "    jobid: N")
+    Job N has been submitted with SLURM jobid S (log: ...)
+    Finished jobid: N (Rule: NAME)
+    Error in rule NAME:
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+_START = re.compile(r"^(local)?(?:rule|checkpoint) (\w+):\s*$")
+_JOBID = re.compile(r"^\s+jobid: (\d+)\s*$")
+_SUBMIT = re.compile(r"^Job (\d+) has been submitted with SLURM jobid (\d+)")
+_FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)")
+_ERROR = re.compile(r"^Error in rule (\w+):")
+_STAMP = re.compile(r"^\[(\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4})\]\s*$")
+_LOCAL_RULE = re.compile(r"^rule (\w+):\n(?:(?!^rule ).*\n)*?\s+localrule: True", re.M)
+
+
+@dataclass
+class JobRecord:
+    jobid: int
+    rule: str
+    local: bool
+    slurm_id: int | None = None
+    finished: bool = False
+
+
+@dataclass
+class RunLog:
+    jobs: dict[int, JobRecord] = field(default_factory=dict)
+    failed_rules: list[str] = field(default_factory=list)
+    first: datetime | None = None
+    last: datetime | None = None
+
+    @property
+    def wall_s(self) -> float | None:
+        return (self.last - self.first).total_seconds() if self.first and self.last else None
+
+    def finished(self) -> list[JobRecord]:
+        return [j for j in self.jobs.values() if j.finished]
+
+    def rules_run(self) -> set[str]:
+        return {j.rule for j in self.finished()}
+
+    def submitted(self) -> list[JobRecord]:
+        return [j for j in self.jobs.values() if j.slurm_id is not None]
+
+    def not_through_sbatch(self, local_rules: set[str]) -> list[JobRecord]:
+        """Jobs of non-local rules that ran without a SLURM job id."""
+        return [j for j in self.jobs.values()
+                if j.rule not in local_rules and not j.local and j.slurm_id is None and j.rule != "all"]
+
+
+def parse_log(text: str) -> RunLog:
+    run = RunLog()
+    pending: tuple[str, bool] | None = None  # the rule of the job block being read
+    for line in text.splitlines():
+        if m := _STAMP.match(line):
+            t = datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y")
+            run.first = run.first or t
+            run.last = t
+        elif m := _START.match(line):
+            pending = (m.group(2), bool(m.group(1)))
+        elif (m := _JOBID.match(line)) and pending:
+            jobid = int(m.group(1))
+            run.jobs.setdefault(jobid, JobRecord(jobid, pending[0], pending[1]))
+            pending = None
+        elif m := _SUBMIT.match(line):
+            job = run.jobs.get(int(m.group(1)))
+            if job:
+                job.slurm_id = int(m.group(2))
+        elif m := _FINISH.match(line):
+            jobid = int(m.group(1))
+            job = run.jobs.setdefault(jobid, JobRecord(jobid, m.group(2), False))
+            job.finished = True
+        elif m := _ERROR.match(line):
+            run.failed_rules.append(m.group(1))
+    return run
+
+
+def local_rules(rules_dir: str | Path = "rules") -> set[str]:
+    """Rules declared ``localrule: True`` in the workflow's rule files."""
+    names: set[str] = set()
+    for smk in Path(rules_dir).rglob("*.smk"):
+        names |= set(_LOCAL_RULE.findall(smk.read_text()))
+    return names
+
+
+def stand_ins(config: dict, schema: dict) -> list[tuple[str, str, str]]:
+    """(config key of a model role, model name, what serves it) for every model a study names."""
+    from cultalign.config import iter_model_refs
+
+    rows = []
+    for key, name in iter_model_refs(schema, config):
+        m = config["models"].get(name, {})
+        if m.get("backend") == "openai":
+            served = f"OpenAI-compatible API at {m.get('base_url')}"
+        else:
+            served = f"{m.get('backend')}: {m.get('path') or m.get('hub_id')}"
+        rows.append((key, name, served))
+    return rows
+
+
+def summary(run: RunLog, local: set[str]) -> str:
+    wall = f"{run.wall_s:.0f} s" if run.wall_s is not None else "unknown"
+    lines = [
+        f"jobs finished: {len(run.finished())} of {len(run.jobs)} started; "
+        f"through sbatch: {len(run.submitted())}; rules run: {len(run.rules_run())}; wall time: {wall}",
+    ]
+    if run.failed_rules:
+        lines.append(f"failed: {', '.join(sorted(set(run.failed_rules)))}")
+    stray = run.not_through_sbatch(local)
+    if stray:
+        lines.append("ran without sbatch: " + ", ".join(sorted({j.rule for j in stray})))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("log", help="a .snakemake/log/*.snakemake.log file")
+    ap.add_argument("--configfile", nargs="*", default=[], help="config files layered on config/config.yaml")
+    args = ap.parse_args(argv)
+    run = parse_log(Path(args.log).read_text())
+    print(summary(run, local_rules()))
+    if args.configfile:
+        from cultalign.config import load_config, load_schema
+
+        cfg = load_config("config/config.yaml", *args.configfile)
+        print("stand-ins by model role:")
+        for key, name, served in stand_ins(cfg, load_schema()):
+            print(f"  {key}: {name} <- {served}")
+    return 0 if not run.failed_rules else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

