@@ -18,8 +18,9 @@ on the machines that run the tests):
   packages require of it; the post-deploy installs resolve too.
 
 What cannot be checked offline: that the pinned conda-forge versions (and
-builds for this Python / R) exist on the channel, and that conda's solver
-accepts them together.  That is only shown by building the envs
+builds for this Python / R) exist on the channel, that conda's solver accepts
+them together, and that the conda-forge rpy2 build works with the pinned R
+(rpy2 3.5.x supports R 4.2-4.4; the local stack runs it with Debian's R 4.2).  That is only shown by building the envs
 (``snakemake --sdm conda --conda-create-envs-only``) on a machine that reaches
 conda-forge, or by the container (``Dockerfile``).
 """
