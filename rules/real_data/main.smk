@@ -69,8 +69,18 @@ rule real_data_claims:
         claims=config["claims"],
         results=real_data_claim_files,
     output:
-        scorecard="results/real_data/claims.csv",
-        consistency="results/real_data/claims_consistency.csv",
+        scorecard=report(
+            "results/real_data/claims.csv",
+            caption="../../report/real_data_claims.rst",
+            category="Claims scorecard",
+            subcategory="Real-data run",
+        ),
+        consistency=report(
+            "results/real_data/claims_consistency.csv",
+            caption="../../report/claims_consistency.rst",
+            category="Claims scorecard",
+            subcategory="Real-data run",
+        ),
     log:
         "logs/real_data/claims.log",
     localrule: True
