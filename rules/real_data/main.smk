@@ -69,18 +69,8 @@ rule real_data_claims:
         claims=config["claims"],
         results=real_data_claim_files,
     output:
-        scorecard=report(
-            "results/real_data/claims.csv",
-            caption="../../report/real_data_claims.rst",
-            category="Claims scorecard",
-            subcategory="Real-data run",
-        ),
-        consistency=report(
-            "results/real_data/claims_consistency.csv",
-            caption="../../report/claims_consistency.rst",
-            category="Claims scorecard",
-            subcategory="Real-data run",
-        ),
+        scorecard="results/real_data/claims.csv",
+        consistency="results/real_data/claims_consistency.csv",
     log:
         "logs/real_data/claims.log",
     localrule: True
