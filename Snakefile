@@ -18,6 +18,7 @@ include: "rules/personas/main.smk"
 include: "rules/monopolet/main.smk"
 include: "rules/report.smk"
 include: "rules/preflight.smk"
+include: "rules/planning.smk"
 
 
 rule all:
