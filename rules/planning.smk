@@ -19,6 +19,7 @@ rule planning_gpu_hours:
     params:
         studies=conf("studies"),
         models=conf("models"),
+        default_model=default_model(),
         planning=conf("planning"),
         pact=conf("pact"),
         personas=conf("personas"),
