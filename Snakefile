@@ -19,6 +19,7 @@ include: "rules/monopolet/main.smk"
 include: "rules/real_data/main.smk"
 include: "rules/report.smk"
 include: "rules/preflight.smk"
+include: "rules/planning.smk"
 
 
 rule all:

@@ -106,6 +106,11 @@ def default_model_weights(wildcards):
     return model_dir(default_model())
 
 
+def planning_tokenizer(wildcards):
+    """Input function: the weights folder of planning.tokenizer_model (its tokenizer counts tokens)."""
+    return model_dir(config["planning"]["tokenizer_model"])
+
+
 def conf(key):
     """Param function: the config value at dotted `key` (mappings with sorted keys).
 

@@ -180,6 +180,8 @@ rule personas_audit_generated:
         n_scenarios=conf("personas.generation.n_scenarios"),
         near_duplicate_jaccard=conf("personas.audit.near_duplicate_jaccard"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedding_batch_size=conf("personas.audit.embedding_batch_size"),
+        cpu_linear=conf("personas.audit.cpu_linear"),
     script:
         "../../scripts/personas/audit_generated.py"
 
@@ -216,6 +218,8 @@ rule personas_audit_release:
         expect_questions=conf("personas.audit.expect_questions"),
         near_duplicate_jaccard=conf("personas.audit.near_duplicate_jaccard"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedding_batch_size=conf("personas.audit.embedding_batch_size"),
+        cpu_linear=conf("personas.audit.cpu_linear"),
         ipip120_key=conf("personas.release.ipip120_key"),
         ipip300_key=conf("personas.release.ipip300_key"),
     script:

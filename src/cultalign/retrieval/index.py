@@ -32,6 +32,38 @@ def embeddings_for(spec: str):
     return _EMB_CACHE[path]
 
 
+_ENC_CACHE: dict[tuple[str, str], object] = {}
+
+
+def text_encoder(spec: str, batch_size: int, cpu_linear: str = "torch"):
+    """fn(texts) -> normalised vectors (numpy, one row per text) from a local sentence-transformers folder
+    on the CPU: one ``encode`` call over all the texts, which sorts them by length and runs them in batches
+    of ``batch_size``.  ``cpu_linear``: ``torch`` (torch's linear kernel) or ``onednn`` (the model layer's
+    oneDNN kernel, models.transformers_backend.use_onednn_linear; a model of its own, so the shared
+    LangChain encoder keeps torch's kernel)."""
+    if cpu_linear not in ("torch", "onednn"):
+        raise ValueError(f"cpu_linear must be 'torch' or 'onednn', not {cpu_linear!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, not {batch_size}")
+    key = (resolve_embedding_path(spec), cpu_linear)
+    if key not in _ENC_CACHE:
+        from sentence_transformers import SentenceTransformer
+
+        model = SentenceTransformer(key[0], device="cpu")
+        if cpu_linear == "onednn":
+            from cultalign.models.transformers_backend import use_onednn_linear
+
+            use_onednn_linear(model)
+        _ENC_CACHE[key] = model
+    model = _ENC_CACHE[key]
+
+    def encode(texts: list[str]):
+        return model.encode(list(texts), batch_size=batch_size, normalize_embeddings=True,
+                            show_progress_bar=False, convert_to_numpy=True)
+
+    return encode
+
+
 def build_index(chunks, embedding_spec: str, out_dir: str | Path):
     """Embed the chunks and persist a FAISS index (index.faiss + index.pkl) in ``out_dir``."""
     from langchain_community.vectorstores import FAISS
