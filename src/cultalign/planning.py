@@ -358,7 +358,7 @@ def _personas(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
 
 
 def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
-    from .monopolet.episodes import load_manifest
+    from .monopolet.manifest import load_manifest
     from .monopolet.prompts import render
 
     M = cfg["monopolet"]
