@@ -25,13 +25,12 @@ import pytest
 from conftest import SHARED_DATA, copy_worktree, ensure_default_model
 from cultalign.core.runlog import local_rules, parse_log, summary
 from test_slurm import _cluster_problem
+from tests.core.test_rehearsal_config import NETWORK_RULES
 from workflow import paper_stand_ins, planned_jobs, rules_of
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-# rules of the paper DAG that reach the network (the rehearsal has none)
-NETWORK_RULES = {"download_file", "download_model_hub", "monopolet_whisper_convert"}
 TIMEOUT_S = 3600
 
 

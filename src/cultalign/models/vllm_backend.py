@@ -231,16 +231,17 @@ class VLLMBackend:
 
         if not hasattr(VSamplingParams(max_tokens=1), "logprob_token_ids"):
             return self.score_prompt_logprobs(items)
-        fits = [cached_path_fits(plan) for plan in self._score_plan(items)]
+        plans = self._score_plan(items)
+        fits = [cached_path_fits(plan) for plan in plans]
         results: list[OptionScores | None] = [None] * len(items)
         for path, wanted in ((self.score_prefix_cached, True), (self.score_prompt_logprobs, False)):
             idx = [i for i, f in enumerate(fits) if f == wanted]
             if idx:
-                for i, r in zip(idx, path([items[i] for i in idx])):
+                for i, r in zip(idx, path([items[i] for i in idx], [plans[i] for i in idx])):
                     results[i] = r
         return results  # type: ignore[return-value]
 
-    def score_prefix_cached(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+    def score_prefix_cached(self, items: Sequence[tuple[str, list[str]]], plans=None) -> list[OptionScores]:
         """Full option log-probs, reading the shared prompt from vLLM's prefix cache.
 
         Requests that ask for ``prompt_logprobs`` never read the prefix cache
@@ -253,11 +254,12 @@ class VLLMBackend:
         (prompt + option prefix), which read the cached prompt blocks.  Equal
         to ``score_prompt_logprobs`` (checked in the tests); 17x faster with an
         856-token prompt and five short options on 2 CPU cores, but one request
-        per option token: long options go the other way (``score``).
+        per option token: long options go the other way (``score``).  ``plans``: as in
+        ``score_prompt_logprobs``.
         """
         from vllm import SamplingParams as VSamplingParams
 
-        plans = self._score_plan(items)
+        plans = plans if plans is not None else self._score_plan(items)
         targets: dict[tuple[int, ...], set[int]] = {}
         first: set[tuple[int, ...]] = set()
         for plan in plans:
@@ -290,12 +292,13 @@ class VLLMBackend:
             for plan in plans
         ]
 
-    def score_prompt_logprobs(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
+    def score_prompt_logprobs(self, items: Sequence[tuple[str, list[str]]], plans=None) -> list[OptionScores]:
         """Reference path: every option as prompt + option with ``prompt_logprobs=0``
-        (the actual tokens' log-probs), all in one ``llm.generate`` call."""
+        (the actual tokens' log-probs), all in one ``llm.generate`` call.  ``plans``: the
+        items' ``_score_plan`` when the caller has it already."""
         from vllm import SamplingParams as VSamplingParams
 
-        plans = self._score_plan(items)
+        plans = plans if plans is not None else self._score_plan(items)
         flat = [(i, full, start) for i, plan in enumerate(plans) for full, start in plan]
         # prompt_logprobs=0: the actual token's log-prob only; max_tokens=1 is
         # the minimum vLLM accepts (the generated token is ignored)
