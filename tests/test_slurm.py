@@ -36,6 +36,9 @@ TEST_PROFILE = "tests/slurm/profile"
 HPC_PROFILE = ROOT / "slurm" / "profile.yaml"
 SMOKE_TARGET = "results/smoke/generate_smoke.tsv"
 RUN_TIMEOUT_S = 600  # whole snakemake run, enforced with `timeout -k`
+# The test cluster has one node: jobs another run left in the queue hold it, and a test's own
+# job would wait behind them until the test's timeout.  Tests wait this long for an empty queue.
+QUEUE_WAIT_S = int(os.environ.get("SLURM_TEST_QUEUE_WAIT_S", "1800"))
 
 
 # ---------------------------------------------------------------- helpers ---
@@ -70,11 +73,33 @@ def _cluster_problem() -> str | None:
     return None
 
 
+def foreign_jobs() -> list[str]:
+    """The jobs in the test cluster's queue (id, name, state, elapsed), one line each."""
+    out = _run(["squeue", "-h", "-o", "%i %j %T %M"], timeout=20)
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+
+
+def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -> None:
+    """Wait until no job is queued or running on the test cluster, at most ``max_wait_s``; then fail
+    naming the jobs (another run's jobs on the one node, not this test's fault to wait out silently)."""
+    t0 = time.monotonic()
+    jobs = foreign_jobs()
+    if jobs:
+        print(f"[slurm] waiting for {len(jobs)} job(s) of another run to leave the queue: {jobs[:5]}")
+    while jobs and time.monotonic() - t0 < max_wait_s:
+        time.sleep(poll_s)
+        jobs = foreign_jobs()
+    if jobs:
+        pytest.fail(f"the test cluster's queue is still busy after {max_wait_s} s with jobs this test did "
+                    f"not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)
+
+
 @pytest.fixture(scope="module")
 def slurm_cluster():
     problem = _cluster_problem()
     if problem:
         pytest.skip(problem)
+    wait_for_empty_queue()
 
 
 def _env() -> dict[str, str]:

@@ -206,6 +206,8 @@ rule personas_audit_release:
         "logs/personas/audit_release.log",
     conda:
         "../../envs/retrieval.yaml"
+    # the ordering check embeds 15,000 answer texts: torch uses the job's threads
+    threads: config["resources"]["cpus"]
     resources:
         mem_mb=attempt_scaled(3000),
         runtime=attempt_scaled(30),

