@@ -12,9 +12,14 @@ Scorers, each on the identical rendered (prompt, option) strings:
 1. ``cultalign_onednn``: ``TransformersBackend.score`` with the CPU linear kernel the workflow uses
    (oneDNN), prefix and options packed in one forward pass per item;
 2. ``cultalign_torch``: the same with torch's own linear kernel (the kernel lm-evaluation-harness runs);
-3. ``lm_eval_hf``: lm-evaluation-harness's ``HFLM.loglikelihood`` (batch ``--batch-size``) on the same
-   local model folder, in its own venv ``bench/.venv-lmeval`` that this script makes on first use
-   (``lm-eval`` 0.4.13 with this venv's torch and transformers pins, from the package index).
+3. ``lm_eval_hf``: lm-evaluation-harness's HF model (``HFLM``, batch ``--batch-size``) on the same local
+   model folder, in its own venv ``bench/.venv-lmeval`` that this script makes on first use (``lm-eval``
+   0.4.13 with this venv's torch, transformers and accelerate pins, from the package index).  Its
+   ``_loglikelihood_tokens`` (the batching, padding and forward passes behind ``loglikelihood``) gets the
+   token split ours uses (prompt tokens, then the rest of prompt + option), tokenised with its own
+   tokenizer inside the timed region: the public ``loglikelihood`` would first move the context's
+   trailing whitespace into the continuation (``_encode_pair``), i.e. score the chat template's final
+   newline as part of every option, a different quantity (up to 1.5e-3 nats apart in a first run).
 
 Reports wall seconds per scorer, the ratios lm-eval / ours, and the largest log-prob difference to
 lm-eval's (the run fails, exit 1, above ``--tolerance``).  One run on a shared machine: compare the
@@ -48,28 +53,31 @@ LMEVAL_RUNNER = textwrap.dedent("""
     import torch
     spec = json.load(sys.stdin)
     torch.set_num_threads(spec["threads"])
-    from lm_eval.api.instance import Instance
     from lm_eval.models.huggingface import HFLM
     lm = HFLM(pretrained=spec["model"], device="cpu", dtype="float32", batch_size=spec["batch_size"])
-    reqs = [Instance(request_type="loglikelihood", doc={}, arguments=(c, x), idx=i)
-            for i, (c, x) in enumerate(spec["requests"])]
     t0 = time.perf_counter()
-    res = lm.loglikelihood(reqs, disable_tqdm=True)
+    reqs = []
+    for ctx, cont in spec["requests"]:
+        c, whole = lm.tok_encode(ctx), lm.tok_encode(ctx + cont)
+        reqs.append(((ctx, cont), c, whole[len(c):]))
+    res = lm._loglikelihood_tokens(reqs, disable_tqdm=True)
     seconds = time.perf_counter() - t0
     print(json.dumps({"seconds": seconds, "logprobs": [float(r[0]) for r in res]}))
 """)
 
 
 def pins() -> list[str]:
-    """torch and transformers (and tokenizers) as installed in this venv: the lm-eval venv gets the same."""
+    """torch, transformers, tokenizers and accelerate (lm-eval's HF model needs it) as installed in this
+    venv: the lm-eval venv gets the same."""
     from importlib.metadata import version
 
-    return [f"{p}=={version(p)}" for p in ("torch", "transformers", "tokenizers")]
+    return [f"{p}=={version(p)}" for p in ("torch", "transformers", "tokenizers", "accelerate")]
 
 
 def ensure_lmeval_venv() -> Path:
     py = LMEVAL_VENV / "bin" / "python"
-    if py.exists() and subprocess.run([str(py), "-c", "import lm_eval"], capture_output=True).returncode == 0:
+    check = [str(py), "-c", "import lm_eval.models.huggingface"]
+    if py.exists() and subprocess.run(check, capture_output=True).returncode == 0:
         return py
     print(f"making {LMEVAL_VENV} (lm-eval {LMEVAL_VERSION}, {', '.join(pins())})", flush=True)
     subprocess.run([sys.executable, "-m", "venv", str(LMEVAL_VENV)], check=True)
