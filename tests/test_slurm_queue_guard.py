@@ -9,24 +9,21 @@ import pytest
 import test_slurm
 
 
-def _fake_squeue(listings):
-    """A fake of test_slurm.foreign_jobs: returns the given listings in turn, then the last one."""
+def _fake_squeue(*listings):
+    """A fake of test_slurm.queued_jobs: the given listings in turn, then the last one for ever."""
     calls = iter(listings)
-    last = [listings[-1]]
-
-    def fake():
-        last[0] = next(calls, last[0])
-        return last[0]
-    return fake
+    return lambda: next(calls, listings[-1])
 
 
 def test_waits_until_the_queue_empties(monkeypatch):
-    fake = _fake_squeue([["315 rehearsal RUNNING 1:02"], ["315 rehearsal RUNNING 1:12"], []])
-    monkeypatch.setattr(test_slurm, "foreign_jobs", fake)
+    fake = _fake_squeue(["315 rehearsal RUNNING 1:02"], ["315 rehearsal RUNNING 1:12"], [])
+    reads = []
+    monkeypatch.setattr(test_slurm, "queued_jobs", lambda: reads.append(1) or fake())
     test_slurm.wait_for_empty_queue(max_wait_s=5, poll_s=0.01)
+    assert len(reads) == 3  # returned only once the listing was empty
 
 
 def test_fails_naming_the_jobs_that_stay(monkeypatch):
-    monkeypatch.setattr(test_slurm, "foreign_jobs", _fake_squeue([["412 pact_behaviour PENDING 0:00"]]))
-    with pytest.raises(pytest.fail.Exception, match=r"412 pact_behaviour PENDING.*|still busy.*412"):
+    monkeypatch.setattr(test_slurm, "queued_jobs", _fake_squeue(["412 pact_behaviour PENDING 0:00"]))
+    with pytest.raises(pytest.fail.Exception, match=r"still busy after 0.05 s .*412 pact_behaviour PENDING"):
         test_slurm.wait_for_empty_queue(max_wait_s=0.05, poll_s=0.01)
