@@ -39,15 +39,19 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
 
 
-def oeg_prompts(release: Path, n: int, client) -> list[str]:
-    """Open-ended prompts: ``release_sample``'s questions asked without options."""
+def oeg_texts(release: Path, n: int) -> list[str]:
+    """Open-ended questions: ``release_sample``'s questions asked without options."""
     from lm_eval_scoring import release_sample
 
+    q = release_sample(release, n)
+    return [f"{r['scenario']}\n\n{r['question']}\nAnswer in two sentences." for _, r in q.iterrows()]
+
+
+def oeg_prompts(release: Path, n: int, client) -> list[str]:
+    """``oeg_texts`` rendered with the model's chat template."""
     from cultalign.models import ChatRequest
 
-    q = release_sample(release, n)
-    return [client.render(ChatRequest.make(f"{r['scenario']}\n\n{r['question']}\nAnswer in two sentences.").messages)
-            for _, r in q.iterrows()]
+    return [client.render(ChatRequest.make(t).messages) for t in oeg_texts(release, n)]
 
 
 def main() -> int:

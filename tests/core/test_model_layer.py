@@ -200,3 +200,27 @@ def test_long_items_are_scored_through_the_cached_path(smollm2_client, smollm2_b
     ref = smollm2_backend.score_full(rendered, OPTIONS)
     for a, b in zip(long_.logprobs, ref.logprobs):
         assert a == pytest.approx(b, abs=2e-3)
+
+
+def test_generation_batch_over_max_batch_tokens_runs_as_bounded_sub_batches(smollm2_backend, monkeypatch):
+    from dataclasses import replace
+
+    from cultalign.models.transformers_backend import token_bounded_ranges
+
+    tok = smollm2_backend.tokenizer
+    prompts = [f"Name {n} colours of the rainbow." + " Please be brief." * n for n in (1, 2, 4, 8)]
+    lens = [len(tok(p, add_special_tokens=False)["input_ids"]) for p in prompts]
+    params = SamplingParams(temperature=0.0, max_new_tokens=6, seed=1)
+    bound = 2 * (max(lens[:2]) + 6)
+    want = token_bounded_ranges(lens, 6, bound)
+    assert len(want) >= 2
+    monkeypatch.setattr(smollm2_backend, "spec", replace(smollm2_backend.spec, max_batch_tokens=bound))
+    seen = []
+    real = smollm2_backend._generate_batch
+    monkeypatch.setattr(smollm2_backend, "_generate_batch",
+                        lambda ps, *a: seen.append(list(ps)) or real(ps, *a))
+    got = smollm2_backend.generate(prompts, params)
+    assert seen == [prompts[lo:hi] for lo, hi in want]
+    # each sub-batch answers as the same prompts sent alone as one batch
+    alone = [g for lo, hi in want for g in real(prompts[lo:hi], params, None, [1] * (hi - lo))]
+    assert [g.text for g in got] == [g.text for g in alone] and len(got) == len(prompts)

@@ -113,6 +113,21 @@ def use_onednn_linear(model, rtol: float = 1e-3) -> int:
     return len(linears)
 
 
+def token_bounded_ranges(lens: Sequence[int], max_new_tokens: int, bound: int) -> list[tuple[int, int]]:
+    """Consecutive ranges of a batch of prompts (``lens``: their token counts) in which rows x (longest
+    prompt + ``max_new_tokens``) stays within ``bound`` token positions; a row alone may exceed it."""
+    ranges, lo, longest = [], 0, 0
+    for i, n in enumerate(lens):
+        if i > lo and (i - lo + 1) * (max(longest, n) + max_new_tokens) > bound:
+            ranges.append((lo, i))
+            lo, longest = i, n
+        else:
+            longest = max(longest, n)
+    if lens:
+        ranges.append((lo, len(lens)))
+    return ranges
+
+
 def _torch_dtype(name: str):
     import torch
 
@@ -169,6 +184,20 @@ class TransformersBackend:
 
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
                  messages=None, seeds: Sequence[int] | None = None) -> list[Generation]:
+        seeds = list(seeds) if seeds else [params.seed] * len(prompts)
+        gens: list[Generation] = []
+        for lo, hi in self._sub_batches(prompts, params.max_new_tokens):
+            gens += self._generate_batch(prompts[lo:hi], params, schema, seeds[lo:hi])
+        return gens
+
+    def _sub_batches(self, prompts: Sequence[str], max_new_tokens: int) -> list[tuple[int, int]]:
+        if not self.spec.max_batch_tokens or len(prompts) < 2:
+            return [(0, len(prompts))]
+        lens = [len(ids) for ids in self.tokenizer(list(prompts), add_special_tokens=False)["input_ids"]]
+        return token_bounded_ranges(lens, max_new_tokens, self.spec.max_batch_tokens)
+
+    def _generate_batch(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
+                        seeds: Sequence[int]) -> list[Generation]:
         import torch
 
         tok = self.tokenizer
@@ -178,8 +207,7 @@ class TransformersBackend:
                       do_sample=False, temperature=None, top_p=None, top_k=None)
         processors = self._logits_processor(schema) or []
         if params.temperature > 0:  # sampled: greedy argmax over per-request Gumbel-perturbed scores
-            processors.append(PerRequestSampler(seeds or [params.seed] * len(prompts), params.temperature,
-                                                params.top_p))
+            processors.append(PerRequestSampler(seeds, params.temperature, params.top_p))
         if params.stop:
             kwargs.update(stop_strings=list(params.stop), tokenizer=tok)
         if processors:

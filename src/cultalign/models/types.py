@@ -51,6 +51,7 @@ class ModelSpec:
     max_context: int = _D["max_context"]
     chat_template: str | None = _D["chat_template"]  # None: tokenizer's; "plain": built-in for base models
     batch_size: int = _D["batch_size"]
+    max_batch_tokens: int | None = _D["max_batch_tokens"]  # transformers: token positions per generation batch
     tensor_parallel_size: int = _D["tensor_parallel_size"]
     gpu_memory_utilization: float = _D["gpu_memory_utilization"]
     kind: str = _D["kind"]  # instruct | base
