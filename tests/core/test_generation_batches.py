@@ -24,7 +24,7 @@ class FakeRecordingBackend:
 
 def test_client_batches_prompts_of_similar_length_and_answers_in_request_order(tmp_path):
     backend = FakeRecordingBackend()
-    client = ModelClient(ModelSpec(name="fake", chat_template="plain", batch_size=3),
+    client = ModelClient(ModelSpec(name="fake", backend="transformers", chat_template="plain", batch_size=3),
                          RequestCache(tmp_path, "m", writer="w"), backend=backend)
     params = SamplingParams(temperature=0.0, max_new_tokens=4)
     words = [7, 1, 12, 3, 9, 2, 5]  # request lengths out of order
@@ -35,6 +35,17 @@ def test_client_batches_prompts_of_similar_length_and_answers_in_request_order(t
     assert [len(b) for b in backend.batches] == [3, 3, 1]
     flat = [len(p) for b in backend.batches for p in b]
     assert flat == sorted(flat)  # shortest first, so a batch's prompts are of similar length
+
+
+@pytest.mark.parametrize("backend_kind", ["vllm", "openai"])
+def test_client_keeps_request_order_for_engines_that_schedule_themselves(tmp_path, backend_kind):
+    backend = FakeRecordingBackend()
+    client = ModelClient(ModelSpec(name="fake", backend=backend_kind, chat_template="plain", batch_size=3),
+                         RequestCache(tmp_path, "m", writer="w"), backend=backend)
+    params = SamplingParams(temperature=0.0, max_new_tokens=4)
+    reqs = [ChatRequest.make("w " * n, params) for n in (7, 1, 12, 3)]
+    client.generate(reqs)
+    assert [p for b in backend.batches for p in b] == [client.render(r.messages) for r in reqs]
 
 
 @pytest.mark.parametrize(("lens", "new", "bound", "want"), [

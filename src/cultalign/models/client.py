@@ -163,8 +163,11 @@ class ModelClient:
             settings = self.spec.sent_params(requests[i].params.with_seed(0))
             groups.setdefault(canonical_json([settings, requests[i].schema]), []).append(i)
         for idx in groups.values():
-            # shortest prompts first: a batch's prompts are of similar length, so it pads little
-            idx = sorted(idx, key=lambda i: len(rendered[i]))
+            if self.spec.backend == "transformers":
+                # shortest prompts first: a padded batch's prompts are of similar length, so it pads
+                # little (vLLM and API providers schedule requests themselves: their order is kept,
+                # and with it the neighbourhood of requests that share a prefix)
+                idx = sorted(idx, key=lambda i: len(rendered[i]))
             for s in range(0, len(idx), bs):
                 chunk = idx[s : s + bs]
                 gens = self.backend.generate(
