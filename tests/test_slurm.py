@@ -76,9 +76,15 @@ def _cluster_problem() -> str | None:
 
 def queued_jobs() -> list[str]:
     """The jobs in the test cluster's queue (id, name, state, elapsed), one line each; called before a
-    test submits anything, so every job listed belongs to another run."""
-    out = _run(["squeue", "-h", "-o", "%i %j %T %M"], timeout=20)
-    return [line.strip() for line in out.stdout.splitlines() if line.strip()] if out.returncode == 0 else []
+    test submits anything, so every job listed belongs to another run.  A failed ``squeue`` is one
+    entry saying so, not an empty queue: the guard then waits as for a busy queue and names it."""
+    try:
+        out = _run(["squeue", "-h", "-o", "%i %j %T %M"], timeout=20)
+    except subprocess.TimeoutExpired:
+        return ["(squeue timed out after 20 s)"]
+    if out.returncode != 0:
+        return [f"(squeue failed, exit {out.returncode}: {out.stderr.strip()[:200]})"]
+    return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
 def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -> None:
@@ -92,8 +98,8 @@ def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -
         time.sleep(poll_s)
         jobs = queued_jobs()
     if jobs:
-        pytest.fail(f"the test cluster's queue is still busy after {max_wait_s} s with jobs this test did "
-                    f"not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)
+        pytest.fail(f"the test cluster's queue is still busy (or unreadable) after {max_wait_s} s, with jobs "
+                    f"this test did not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)
 
 
 @pytest.fixture(scope="module")

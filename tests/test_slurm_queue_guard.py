@@ -4,6 +4,8 @@ when they do not leave in time (a CI run once timed out behind a rehearsal of an
 
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 
 import test_slurm
@@ -25,5 +27,17 @@ def test_waits_until_the_queue_empties(monkeypatch):
 
 def test_fails_naming_the_jobs_that_stay(monkeypatch):
     monkeypatch.setattr(test_slurm, "queued_jobs", _fake_squeue(["412 pact_behaviour PENDING 0:00"]))
-    with pytest.raises(pytest.fail.Exception, match=r"still busy after 0.05 s .*412 pact_behaviour PENDING"):
+    busy = r"still busy \(or unreadable\) after 0.05 s.*412 pact_behaviour PENDING"
+    with pytest.raises(pytest.fail.Exception, match=busy):
+        test_slurm.wait_for_empty_queue(max_wait_s=0.05, poll_s=0.01)
+
+
+def test_a_failing_squeue_is_not_an_empty_queue(monkeypatch):
+    """squeue exits non-zero (slurmctld down): the listing says so, and the guard fails naming it
+    instead of letting the test submit into a cluster it cannot see."""
+    failed = subprocess.CompletedProcess(["squeue"], 1, "", "slurm_load_jobs error: Unable to contact slurm controller")
+    monkeypatch.setattr(test_slurm, "_run", lambda cmd, timeout=30, **kw: failed)
+    listing = test_slurm.queued_jobs()
+    assert listing == ["(squeue failed, exit 1: slurm_load_jobs error: Unable to contact slurm controller)"]
+    with pytest.raises(pytest.fail.Exception, match=r"squeue failed, exit 1"):
         test_slurm.wait_for_empty_queue(max_wait_s=0.05, poll_s=0.01)
