@@ -34,6 +34,7 @@ pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_PROFILE = "tests/slurm/profile"
+TEST_ACCOUNT = "cultalign"  # the account setup/slurm_cluster.sh creates and the test profile names
 HPC_PROFILE = ROOT / "slurm" / "profile.yaml"
 SMOKE_TARGET = "results/smoke/generate_smoke.tsv"
 RUN_TIMEOUT_S = 600  # whole snakemake run, enforced with `timeout -k`
@@ -229,7 +230,7 @@ def test_slurm_toy_workflow(slurm_cluster, tmp_path):
 
     rc, out, elapsed = _snakemake(tmp_path, "--profile", TEST_PROFILE, timeout=300)
     print(f"toy workflow via test profile: {elapsed:.1f}s")
-    _check_toy_run(tmp_path, rc, out, account="cultalign")
+    _check_toy_run(tmp_path, rc, out, account=TEST_ACCOUNT)
 
 
 def test_slurm_hpc_profile_toy(slurm_cluster, tmp_path):
@@ -296,7 +297,7 @@ def test_slurm_jobs_run_on_the_cpus_they_were_allocated(slurm_cluster, tmp_path)
         pytest.skip("the node has one CPU: two jobs cannot run side by side")
     probe = "import os, time; print(sorted(os.sched_getaffinity(0))); time.sleep(4)"
     procs = [subprocess.Popen(
-        ["sbatch", "--wait", "--parsable", "-A", "cultalign", "-c", "1", "--mem=200", "-t", "2",
+        ["sbatch", "--wait", "--parsable", "-A", TEST_ACCOUNT, "-c", "1", "--mem=200", "-t", "2",
          "-o", str(tmp_path / f"probe{i}.out"), "--wrap", f"{sys.executable} -c '{probe}'"],
         env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for i in range(2)]
     for p in procs:
