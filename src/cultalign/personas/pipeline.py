@@ -144,8 +144,8 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         mapped.insert(0, "country", country)
         mapped.insert(1, "priming", priming)
         primed = priming_extra(priming_of, items, mapped)
-        for k in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
-            mapped[f"calibration_{k}"] = cal[k]
+        for key in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
+            mapped[f"calibration_{key}"] = cal[key]
         n = human_n(human, country, max_samples)
         s_seed = derive_seed(seed, "oeg_samples", model, instrument, country, priming)
         ok = mapped[mapped["valid"].astype(bool)]
