@@ -43,19 +43,26 @@ sys.path.insert(0, str(ROOT / "bench"))
 VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
 LIKERT = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 LETTERS = ["Answer: A", "Answer: B"]
-# the engine settings of the rehearsal's vLLM stand-ins (config/rehearsal.yaml), but the block size
-ENGINE = {"tensor_parallel_size": 1, "enforce_eager": True, "enable_chunked_prefill": False,
-          "max_num_batched_tokens": 32768, "distributed_executor_backend": "uni"}
 
 
-def worker(block_size: int, prompts_file: str, out_file: str, model: str) -> None:
+def rehearsal_engine() -> dict:
+    """The engine settings (``extra``) of the rehearsal's vLLM stand-ins, as config/rehearsal.yaml
+    gives them, without the block size this benchmark varies."""
+    import yaml
+
+    models = yaml.safe_load((ROOT / "config" / "rehearsal.yaml").read_text())["models"]
+    extra = next(m["extra"] for m in models.values() if "extra" in m)
+    return {k: v for k, v in extra.items() if k != "block_size"}
+
+
+def worker(block_size: int, prompts_file: str, out_file: str, model: str, engine: str) -> None:
     """In ``.venv-vllm``: one engine with ``block_size``, the three steps, timings to ``out_file``."""
     from cultalign.models.types import ModelSpec, SamplingParams
     from cultalign.models.vllm_backend import VLLMBackend
 
     prompts = json.loads(Path(prompts_file).read_text())
     spec = ModelSpec(name="bench", backend="vllm", path=model, dtype="float32", max_context=8192,
-                     extra={**ENGINE, "block_size": block_size})
+                     extra={**json.loads(engine), "block_size": block_size})
     t = time.perf_counter()
     be = VLLMBackend(spec)
     res = {"block_size": block_size, "engine_start_s": time.perf_counter() - t,
@@ -116,7 +123,7 @@ def main() -> int:
         for bs in args.block_sizes:
             of = Path(tmp) / f"out_{bs}.json"
             subprocess.run(["taskset", "-c", cpus, str(VLLM_PY), __file__, "--worker", str(bs), str(pf), str(of),
-                            str(ensure_default_model())], env=env, check=True, cwd=ROOT,
+                            str(ensure_default_model()), json.dumps(rehearsal_engine())], env=env, check=True, cwd=ROOT,
                            stdout=subprocess.DEVNULL)
             runs.append(json.loads(of.read_text()))
     ref = runs[0]
@@ -137,6 +144,6 @@ def main() -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        worker(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])
+        worker(int(sys.argv[2]), *sys.argv[3:7])
     else:
         sys.exit(main())
