@@ -57,14 +57,15 @@ reason (study not configured, result not produced, demo-scale inputs, row missin
 from __future__ import annotations
 
 import ast
+import copy
 import math
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from .core.provenance import read_sidecar
+from .core.yamlload import safe_load
 
 SYNTHETIC_STATUS = "not computable: synthetic input"
 STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS, "consistent", "inconsistent")
@@ -147,9 +148,26 @@ def band_problems(c: dict) -> list[str]:
     return out
 
 
+# checked claims per (file, mtime, size): the workflow's input and param functions read the
+# file several times while Snakemake builds one DAG
+_LOADED: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+
+
 def load_claims(path: str | Path) -> list[dict[str, Any]]:
-    """The claims of ``path``, checked; each value claim gets ``result_unit`` from ``columns``."""
-    data = yaml.safe_load(Path(path).read_text()) or {}
+    """The claims of ``path``, checked; each value claim gets ``result_unit`` from ``columns``.
+
+    A file read before (same path, modification time and size) is not parsed again; the caller
+    gets its own copy either way."""
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = _load_claims(path)
+    return copy.deepcopy(_LOADED[key])
+
+
+def _load_claims(path: str | Path) -> list[dict[str, Any]]:
+    data = safe_load(Path(path).read_text()) or {}
     claims = data.get("claims") or []
     columns = data.get("columns") or {}
     for key, unit in columns.items():

@@ -19,6 +19,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from .core.yamlload import safe_load
+
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
 
 
@@ -28,11 +30,11 @@ class ConfigError(ValueError):
 
 def load_schema(schema_dir: str | Path = SCHEMA_DIR) -> dict:
     schema_dir = Path(schema_dir)
-    core = yaml.safe_load((schema_dir / "core.yaml").read_text())
+    core = safe_load((schema_dir / "core.yaml").read_text())
     for frag in sorted(schema_dir.glob("*.yaml")):
         if frag.name == "core.yaml":
             continue
-        section = yaml.safe_load(frag.read_text())
+        section = safe_load(frag.read_text())
         core.setdefault("properties", {})[frag.stem] = section
     return core
 

@@ -191,3 +191,23 @@ def test_consistency_checks_read_result_cells_but_never_synthetic_ones(tmp_path)
     assert claim_result_files(claims, ["pact"], {"real_data.x": False}) == ["real.tsv", "syn.tsv"]
     with pytest.raises(ClaimsError, match="in quotes"):
         _claims(tmp_path, [cons("bad", "value(1, 'value') > 0")])
+
+
+def test_load_claims_reparses_a_changed_file_and_hands_out_copies(tmp_path):
+    """The loader keeps the checked claims of a file it read, keyed by modification time and size:
+    an edit is seen at once, and a caller that changes its claims does not change the next caller's."""
+    import os
+
+    p = tmp_path / "claims.yaml"
+    text = (ROOT / "config" / "claims.yaml").read_text()
+    p.write_text(text)
+    first = load_claims(p)
+    first[0]["statement"] = "changed by a caller"
+    assert load_claims(p)[0]["statement"] != "changed by a caller"
+    ids = [c["id"] for c in load_claims(p)]
+    # drop the last claim (a consistency claim: no claim refers to it); same mtime, other size
+    st = p.stat()
+    cut = text.rsplit("\n  - id:", 1)[0] + "\n"
+    p.write_text(cut)
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert [c["id"] for c in load_claims(p)] == ids[:-1]

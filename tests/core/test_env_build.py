@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tarfile
 import zipfile
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -200,16 +201,32 @@ def _requirements_on(report: dict, env_python: str):
                 yield item["metadata"]["name"], req
 
 
+def _pins(env_file: Path) -> list[str]:
+    return [p.split("#")[0].strip() for p in pip_deps(env_file)]
+
+
+@pytest.fixture(scope="module")
+def pip_reports(tmp_path_factory):
+    """The pip dry run of every env's pip section, two at a time in the background from the first
+    test that asks (each is one pip process, mostly busy on one core: about 25-60 s per env here)."""
+    pool = ThreadPoolExecutor(max_workers=2)
+    reports: dict[str, Future] = {
+        f.name: pool.submit(_dry_run, _pins(f), tmp_path_factory.mktemp(f"pip-{f.stem}"))
+        for f in ENV_FILES if _pins(f)}
+    yield reports
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("env_file", ENV_FILES, ids=lambda p: p.name)
-def test_env_pip_section_resolves(env_file, tmp_path):
+def test_env_pip_section_resolves(env_file, tmp_path, pip_reports):
     rel = env_file.relative_to(ROOT)
     env_python = python_version(env_file)
     conda = {canonicalize_name(n): v for n, v in conda_deps(env_file).items()}
-    pins = [p.split("#")[0].strip() for p in pip_deps(env_file)]
+    pins = _pins(env_file)
     if not pins:
         pytest.skip(f"{rel} has no pip section")
-    report = _dry_run(pins, tmp_path)
+    report = pip_reports[env_file.name].result()
     resolved = {canonicalize_name(i["metadata"]["name"]): i for i in report["install"]}
     for pin in pins:
         name, version = PIP_PIN.match(pin).groups()

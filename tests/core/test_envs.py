@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+from functools import lru_cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
 
@@ -110,6 +111,13 @@ def env_packages(env_file: Path) -> set[str]:
 RULES = rules_with_scripts()
 
 
+@lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """Import name -> distributions of the test venv (read once: each scan of the venv's
+    metadata takes about a second, and the test below runs once per script rule)."""
+    return packages_distributions()
+
+
 def test_rules_were_found():
     assert len(RULES) >= 4
     # every rule that runs code has an env (target-only rules with just `input:` run nothing)
@@ -119,7 +127,7 @@ def test_rules_were_found():
 
 @pytest.mark.parametrize("smk,rule,script,conda", [r[:4] for r in RULES if r[2]], ids=lambda x: str(x))
 def test_env_covers_script_imports(smk, rule, script, conda):
-    dists = packages_distributions()
+    dists = _distributions()
     here = (ROOT / "rules" / smk).parent
     envs = MODEL_ENVS if conda in MODEL_ENV_FUNCS else [str((here / conda.strip('"')).resolve().relative_to(ROOT))]
     script_path = (here / script).resolve()

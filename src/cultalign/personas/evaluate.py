@@ -14,7 +14,6 @@ import re
 
 import numpy as np
 import pandas as pd
-from scipy.optimize import minimize_scalar
 
 from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
@@ -307,6 +306,10 @@ def fit_temperature(option_embs: list[np.ndarray], option_scores: list[list[floa
 
     def nll(tau):
         return -float(np.mean([math.log(max(_softmax(s, tau)[h].sum(), 1e-12)) for s, h in probes]))
+
+    # (imported here: the workflow's parse-time scoring check imports this module, and scipy.optimize
+    # costs every Snakemake start about half a second)
+    from scipy.optimize import minimize_scalar
 
     res = minimize_scalar(nll, bounds=bounds, method="bounded")
     acc = float(np.mean([h[int(np.argmax(s))] for s, h in probes]))
