@@ -155,3 +155,42 @@ def test_topic_vectorizer_danish_stop_words_and_small_sets():
     vocab = set(v.fit(docs).get_feature_names_out())
     assert {"naboen", "cyklen", "svigermor"} <= vocab
     assert not {"og", "ikke", "på", "til"} & vocab  # Danish stop words removed
+
+
+class FakeJsonClient:
+    """Fake of ModelClient.generate_json for requests that never come: it fails if asked anything."""
+
+    def generate_json(self, reqs, schema, max_attempts=None):
+        assert not reqs, "no request expected"
+        return []
+
+
+def test_agent_without_answered_dilemmas_gets_empty_solution_tables():
+    """A model whose answers are all invalid, or a shard without dilemmas, has no items: the
+    solutions table is empty with its columns and counts (seen in the rehearsal, where a stand-in's
+    sections mapped to no dilemma and the job failed inserting a column into a frame without any)."""
+    from cultalign.monopolet.extraction import ExtractionSettings, extract_solutions, solution_items, solutions_table
+
+    dilemmas = pd.DataFrame(columns=["dilemma_id", "episode_id", "summary", "dilemma", "valid", "attempts", "raw"])
+    answers = pd.DataFrame(columns=["dilemma_id", "answer", "valid"])
+    items, prompt = solution_items(dilemmas, answers, "some-model")
+    settings = ExtractionSettings(temperature=0.0, max_new_tokens=96, max_solutions=3, max_action_chars=60,
+                                  postprocess=True)
+    sols, status = extract_solutions(FakeJsonClient(), items, prompt, settings, seed=1)
+    table, counts = solutions_table(sols, status, "some-model")
+    assert table.empty and {"dilemma_id", "agent", "valid", "solutions"} <= set(table.columns)
+    assert counts == {"dilemmas": 0, "valid": 0, "invalid": 0, "postprocess_invalid": 0, "solutions": 0,
+                      "negations_normalised": 0}
+
+
+def test_no_valid_dilemma_gives_no_topics_and_an_empty_map():
+    """Topics of zero valid dilemmas: empty document-topic and topic tables, and an empty topic map
+    (the encoder is never called)."""
+    from cultalign.monopolet.topics import dilemma_topics, topic_map
+
+    dilemmas = pd.DataFrame({"dilemma_id": ["d1"], "dilemma": ["ikke et dilemma"], "valid": [False]})
+    doc_topics, topics, n_docs = dilemma_topics(dilemmas, encoder=None, n_components=2, min_df=2,
+                                                stop_words="da", seed=1)
+    assert n_docs == 0 and doc_topics.empty and topics.empty
+    positions = topic_map(doc_topics, seed=1, perplexity=30)
+    assert positions.empty and {"dilemma_id", "topic", "x", "y", "layout"} <= set(positions.columns)

@@ -189,8 +189,10 @@ def extract_solutions(client, items: pd.DataFrame, prompt: str, settings: Extrac
         status.append({"dilemma_id": r.dilemma_id, "valid": first[i].valid, "attempts": first[i].n_attempts,
                        "postprocess_valid": post_valid[i], "n_raw": len(raw_lists[i]),
                        "n_solutions": len(final_lists[i]), "raw": first[i].raw})
+    # (explicit columns: a shard or an agent without answered dilemmas gives empty tables, not a crash)
     return (pd.DataFrame(sol_rows, columns=["dilemma_id", "solution", "action", "stance", "negation_normalised"]),
-            pd.DataFrame(status))
+            pd.DataFrame(status, columns=["dilemma_id", "valid", "attempts", "postprocess_valid", "n_raw",
+                                          "n_solutions", "raw"]))
 
 
 def solutions_table(sols: pd.DataFrame, status: pd.DataFrame, agent: str) -> tuple[pd.DataFrame, dict[str, int]]:

@@ -40,8 +40,11 @@ def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, 
 def dilemma_topics(dilemmas: pd.DataFrame, encoder, n_components: int | str, min_df: int, stop_words: str | None,
                    seed: int) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """Topics of the valid dilemmas: (document-topic table with ``dilemma_id``, topics, documents).
-    An integer ``n_components`` is capped at one less than the number of documents (at least 1)."""
+    An integer ``n_components`` is capped at one less than the number of documents (at least 1);
+    without a valid dilemma both tables are empty (no document, no topic)."""
     d = dilemmas[dilemmas["valid"].astype(bool)].reset_index(drop=True)
+    if d.empty:  # no valid dilemma (e.g. no section mapped to one): no document, no topic
+        return (pd.DataFrame(columns=["dilemma_id"]), pd.DataFrame(columns=["topic", "name", "top_terms"]), 0)
     n = n_components
     if isinstance(n, int):
         n = max(1, min(n, len(d) - 1))
@@ -60,6 +63,8 @@ def topic_map(doc_topics: pd.DataFrame, seed: int, perplexity: float) -> pd.Data
     from sklearn.manifold import TSNE
 
     cols = [c for c in doc_topics.columns if c.startswith("topic_")]
+    if doc_topics.empty:  # no documents (no valid dilemma): nothing to place
+        return pd.DataFrame(columns=["dilemma_id", "topic", "x", "y", "layout"])
     if not cols:
         raise ValueError("doc_topics: no topic_<k> columns (the topics table of rule monopolet_topics)")
     w = doc_topics[cols].to_numpy(dtype=float).clip(min=0)
