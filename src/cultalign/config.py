@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import yaml
 
 from .core.yamlload import safe_load
 
@@ -310,7 +309,7 @@ def load_config(default: str | Path, *overrides: str | Path, schema: dict | None
     """
     over: dict = {}
     for path in overrides:
-        _merge(over, yaml.safe_load(Path(path).read_text()) or {})
-    config = _merge(copy.deepcopy(over), yaml.safe_load(Path(default).read_text()) or {})
+        _merge(over, safe_load(Path(path).read_text()) or {})
+    config = _merge(copy.deepcopy(over), safe_load(Path(default).read_text()) or {})
     _merge(config, over)
     return validate_config(config, schema)

@@ -19,10 +19,10 @@ def _model_defaults() -> dict[str, Any]:
     """Defaults of a ``models:`` entry, read from the config schema (the one place they are defined)."""
     from pathlib import Path
 
-    import yaml
+    from cultalign.core.yamlload import safe_load
 
     core = Path(__file__).resolve().parents[3] / "config" / "schema" / "core.yaml"
-    props = yaml.safe_load(core.read_text())["properties"]["models"]["additionalProperties"]["properties"]
+    props = safe_load(core.read_text())["properties"]["models"]["additionalProperties"]["properties"]
     return {k: v.get("default") for k, v in props.items()}
 
 
