@@ -194,3 +194,25 @@ def test_no_valid_dilemma_gives_no_topics_and_an_empty_map():
     assert n_docs == 0 and doc_topics.empty and topics.empty
     positions = topic_map(doc_topics, seed=1, perplexity=30)
     assert positions.empty and {"dilemma_id", "topic", "x", "y", "layout"} <= set(positions.columns)
+
+
+def test_no_answer_still_gives_figures_5_to_7(tmp_path):
+    """Zero dilemmas answered (the rehearsal's stand-in mapped no section to a dilemma): the
+    answer statistics are empty tables with their columns, and Figures 5-7 are drawn and say that
+    there is no data (Figure 6 failed on this in stop 21's CI rehearsal)."""
+    from cultalign.monopolet import figures
+    from cultalign.monopolet.metrics import agreement_tables
+    from cultalign.monopolet.response_stats import FEATURES, response_tables
+
+    answers = pd.DataFrame(columns=["dilemma_id", "model", "answer", "n_words", "valid", "attempts"])
+    per_model, per_answer, counts = response_tables([answers, answers.copy()])
+    assert per_model.empty and per_answer.empty and counts == {"valid": 0, "invalid": 0}
+    assert {"model", "n_words", *FEATURES} <= set(per_answer.columns)
+    solutions = pd.DataFrame(columns=["dilemma_id", "agent", "valid", "solutions", "n_solutions"])
+    matching = pd.DataFrame(columns=["dilemma_id", "cand_idx", "ref_idx", "judged", "decision", "valid"])
+    summary, _, _ = agreement_tables({"gpt-5_vs_panel": matching}, {"gpt-5": solutions, "panel": solutions})
+    assert summary["n_dilemmas"].tolist() == [0]
+    for name, draw in {"f5": lambda o: figures.figure5(summary, o), "f6": lambda o: figures.figure6(per_answer, o),
+                       "f7": lambda o: figures.figure7(per_model, FEATURES, o)}.items():
+        draw(str(tmp_path / f"{name}.png"))
+        assert (tmp_path / f"{name}.png").stat().st_size > 1000

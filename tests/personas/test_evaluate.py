@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cultalign.personas.evaluate import (fit_temperature, persona_prompt, run_mcs, sample_trait_scores,
-                                         type_token_ratio)
+from cultalign.personas.evaluate import (MCS_COLUMNS, fit_temperature, persona_prompt, run_mcs,
+                                         sample_trait_scores, type_token_ratio)
 
 
 def _items_probs(p_high):
@@ -67,11 +67,29 @@ def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
     for mode in ("text", "label"):
         out = run_mcs(smollm2_client, items, "Imagine you are someone from Japan.", mode, 1, "japan", "sum")
         assert len(out) == 2 and out["valid"].all()
+        assert tuple(out.columns) == MCS_COLUMNS  # the columns an empty item table gets too
         for _, r in out.iterrows():
             assert sorted(json.loads(r["shuffle"])) == [0, 1]
             assert sum(json.loads(r["probs"])) == pytest.approx(1, abs=1e-4)
             assert 0 < r["valid_mass"] <= 1
     assert smollm2_client.stats["model_requests"] == 4
+
+
+class FakeScoringClient:
+    """Fake for a unit test of the empty path: a client asked to score nothing."""
+
+    def score_options(self, requests):
+        assert list(requests) == []
+        return []
+
+
+def test_mcs_without_items_gives_an_empty_table_with_its_columns():
+    """No item (the rehearsal's stand-in generated no question that passed its checks): the item
+    table keeps every column, so the evaluation's validity counts read it (KeyError 'valid' before)."""
+    items = pd.DataFrame(columns=["instrument", "item_id", "trait", "format", "context", "question", "options",
+                                  "scores", "keyed"])
+    out = run_mcs(FakeScoringClient(), items, None, "text", 1, "japan", "sum")
+    assert out.empty and tuple(out.columns) == MCS_COLUMNS
 
 
 def _oeg_items(n):

@@ -131,6 +131,15 @@ def note(fig, text: str) -> None:
     fig.text(0.01, -0.01, text, ha="left", va="top", fontsize=6.5, color="0.2", wrap=True)
 
 
+def no_data(ax, what: str) -> None:
+    """Say on empty axes that there is nothing to draw (``what``: which rows are missing), so a
+    run whose model outputs left a table empty still gets its figure, and the figure says why."""
+    ax.text(0.5, 0.5, f"no data: {what}", ha="center", va="center", transform=ax.transAxes,
+            fontsize=9, color="0.3")
+    ax.set_xticks([])
+    ax.set_yticks([])
+
+
 def save(fig, out: str | Path, synthetic: Sequence[str] | None = None) -> Path:
     """Save ``fig`` at 300 dpi (tight bounding box) and close it.  A figure drawn from synthetic
     inputs (``synthetic``, else the running job's) carries a visible mark naming them."""

@@ -48,9 +48,12 @@ def figure5(agreement: pd.DataFrame, out: str, title_note: str = "") -> None:
 
 def figure6(per_answer: pd.DataFrame, out: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    models = sorted(per_answer["model"].unique())
-    ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models],
-               tick_labels=figs.displays(models))
+    models = sorted(per_answer["model"].dropna().unique())
+    if models:
+        ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models],
+                   tick_labels=figs.displays(models))
+    else:  # no valid answer (e.g. no dilemma to answer)
+        figs.no_data(ax, "no valid answer")
     ax.set_xlabel("Model")
     ax.set_ylabel("Words per answer")
     ax.set_title("Figure 6: number of words in the models' answers")
@@ -61,7 +64,10 @@ def figure7(per_model: pd.DataFrame, features: list[str], out: str) -> None:
     fig, ax = plt.subplots(figsize=(7.5, 1.8 + 0.5 * len(per_model)))
     mat = per_model.set_index("model")[features]
     mat.columns = [FEATURE_NAMES.get(c, c) for c in mat.columns]
-    _heatmap(fig, ax, mat, "Share of the answer's words\n(mean over dilemmas)")
+    if mat.empty:  # no valid answer (e.g. no dilemma to answer)
+        figs.no_data(ax, "no valid answer")
+    else:
+        _heatmap(fig, ax, mat, "Share of the answer's words\n(mean over dilemmas)")
     ax.set_xlabel("Entity type")
     ax.set_ylabel("Model")
     ax.set_title("Figure 7: entities in the open-ended answers (per word)")

@@ -130,6 +130,10 @@ def prompt_token_counts(client, score_items: list[ScoreItem]) -> list[int]:
     return [len(tok(client.render(it.messages), add_special_tokens=False)["input_ids"]) for it in score_items]
 
 
+MCS_COLUMNS = ("instrument", "item_id", "trait", "shuffle", "logprobs_shown", "token_counts_shown", "probs",
+               "scores", "valid_mass", "expected_score", "scoring", "labels_missing", "valid")
+
+
 def run_mcs(client, items: pd.DataFrame, persona, mode: str, seed: int, country: str,
             normalise: str, count_tokens: bool = False) -> pd.DataFrame:
     """Score every option of every item (options shuffled per item, shuffle recorded).
@@ -168,7 +172,9 @@ def run_mcs(client, items: pd.DataFrame, persona, mode: str, seed: int, country:
         if count_tokens:
             rows[-1].update(prompt_tokens=p_tokens[i], option_tokens=int(sum(sc.token_counts)),
                             cached=bool(sc.cached))
-    return pd.DataFrame(rows)
+    # no item (e.g. no generated question passed its checks): an empty table with its columns
+    columns = [*MCS_COLUMNS, *(("prompt_tokens", "option_tokens", "cached") if count_tokens else ())]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
