@@ -172,9 +172,10 @@ def run_mcs(client, items: pd.DataFrame, persona, mode: str, seed: int, country:
         if count_tokens:
             rows[-1].update(prompt_tokens=p_tokens[i], option_tokens=int(sum(sc.token_counts)),
                             cached=bool(sc.cached))
+    if rows:
+        return pd.DataFrame(rows)
     # no item (e.g. no generated question passed its checks): an empty table with its columns
-    columns = [*MCS_COLUMNS, *(("prompt_tokens", "option_tokens", "cached") if count_tokens else ())]
-    return pd.DataFrame(rows, columns=columns)
+    return pd.DataFrame(columns=[*MCS_COLUMNS, *(("prompt_tokens", "option_tokens", "cached") if count_tokens else ())])
 
 
 def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
