@@ -12,6 +12,8 @@ Scorers, each on the identical rendered (prompt, option) strings:
 1. ``cultalign_onednn``: ``TransformersBackend.score`` with the CPU linear kernel the workflow uses
    (oneDNN), prefix and options packed in one forward pass per item;
 2. ``cultalign_torch``: the same with torch's own linear kernel (the kernel lm-evaluation-harness runs);
+   ``cultalign_onednn_item_by_item``: the oneDNN scorer without groups of items sharing a prompt prefix
+   (``SHARED_PREFIX_MIN_TOKENS`` out of reach), the same lever measured on its own;
 3. ``lm_eval_hf``: lm-evaluation-harness's HF model (``HFLM``, batch ``--batch-size``) on the same local
    model folder, in its own venv ``bench/.venv-lmeval`` that this script makes on first use (``lm-eval``
    0.4.13 with this venv's torch, transformers and accelerate pins, from the package index).  Its
@@ -22,8 +24,10 @@ Scorers, each on the identical rendered (prompt, option) strings:
    newline as part of every option, a different quantity (up to 1.5e-3 nats apart in a first run).
 
 Reports wall seconds per scorer, the ratios lm-eval / ours, and the largest log-prob difference to
-lm-eval's (the run fails, exit 1, above ``--tolerance``).  One run on a shared machine: compare the
-ratios, not the absolute times.
+lm-eval's (the run fails, exit 1, above ``--tolerance``).  ``bound``: the least time any exact float32
+scorer could take on these items at this machine's matmul rate, measured in the same run, and so the
+largest speed-up over each scorer that any implementation could reach here (``bench/compute_bound.py``).
+One run on a shared machine: compare the ratios, not the absolute times.
 """
 
 from __future__ import annotations
@@ -139,16 +143,24 @@ def main() -> int:
                  "pins": pins(), "lm_eval": LMEVAL_VERSION, "runs": []}
     print(f"{len(items)} items, {len(flat)} (prompt, option) pairs", flush=True)
 
+    import cultalign.models.transformers_backend as tb
+
     ours: dict[str, list[float]] = {}
+    grouped = tb.SHARED_PREFIX_MIN_TOKENS
+    variants = [("onednn", grouped), ("torch", grouped), ("onednn", 10**9)]
     for rep in range(args.repeats):
-        for k, be in backends.items():
+        for k, min_shared in variants:
+            name = k if min_shared == grouped else f"{k}_item_by_item"
+            be = backends[k]
+            tb.SHARED_PREFIX_MIN_TOKENS = min_shared
             be.score(items[:1])  # warm-up (first-use packed-path check)
             t0 = time.perf_counter()
             scores = be.score(items)
             dt = time.perf_counter() - t0
-            ours[k] = [lp for s in scores for lp in s.logprobs]
-            res["runs"].append({"scorer": f"cultalign_{k}", "repeat": rep, "seconds": dt})
-            print(f"cultalign_{k}: {dt:.1f} s", flush=True)
+            ours[name] = [lp for s in scores for lp in s.logprobs]
+            res["runs"].append({"scorer": f"cultalign_{name}", "repeat": rep, "seconds": dt})
+            print(f"cultalign_{name}: {dt:.1f} s", flush=True)
+        tb.SHARED_PREFIX_MIN_TOKENS = grouped
         env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
         spec = {"model": str(model_dir), "batch_size": args.batch_size, "threads": threads,
                 "requests": [list(x) for x in flat]}
@@ -166,10 +178,19 @@ def main() -> int:
         xs = sorted(r["seconds"] for r in res["runs"] if r["scorer"] == scorer)
         return xs[len(xs) // 2]
 
-    t = {s: med(s) for s in ("cultalign_onednn", "cultalign_torch", "lm_eval_hf")}
+    t = {s: med(s) for s in ("cultalign_onednn", "cultalign_torch", "cultalign_onednn_item_by_item", "lm_eval_hf")}
     diffs = {k: max(abs(a - b) for a, b in zip(v, lm["logprobs"])) for k, v in ours.items()}
+    from compute_bound import bound, gemm_peak, model_sizes, scoring_work
+
+    be = backends["onednn"]
+    splits = [(s[0][0], [x[1] for x in s]) for s in
+              ([be._split_tokens(p, o) for o in opts] for p, opts in items) if all(s)]
+    peak = gemm_peak(threads)
+    res["bound"] = {"peak": peak, "items_split": len(splits),
+                    **bound(model_sizes(backends["torch"].model), scoring_work(splits), peak["peak_gflops"], t)}
     res.update(seconds=t, ratio_lm_eval_over_onednn=t["lm_eval_hf"] / t["cultalign_onednn"],
                ratio_lm_eval_over_torch=t["lm_eval_hf"] / t["cultalign_torch"],
+               ratio_item_by_item_over_grouped=t["cultalign_onednn_item_by_item"] / t["cultalign_onednn"],
                max_abs_logprob_diff=diffs, load_after=os.getloadavg()[0])
     print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -224,3 +224,55 @@ def test_generation_batch_over_max_batch_tokens_runs_as_bounded_sub_batches(smol
     # each sub-batch answers as the same prompts sent alone as one batch
     alone = [g for lo, hi in want for g in real(prompts[lo:hi], params, None, [1] * (hi - lo))]
     assert [g.text for g in got] == [g.text for g in alone] and len(got) == len(prompts)
+
+
+def test_shared_prefix_groups():
+    from cultalign.models.transformers_backend import shared_prefix_groups
+
+    a = list(range(40))
+    prompts = [a + [1, 2], [9] * 50, a + [3], a[:35] + [7, 7], [9] * 10 + [5]]
+    groups = shared_prefix_groups(prompts, 32)
+    assert sorted(i for m, _ in groups for i in m) == [0, 1, 2, 3, 4]
+    by_first = {tuple(sorted(m)): n for m, n in groups}
+    # 0 and 2 share 40 tokens; 3 shares 35 with them: 3 x 35 = 105 >= 1 x 40 saved before, so it joins
+    assert by_first[(0, 2, 3)] == 35
+    # 1 and 4 share 10 tokens (< 32): groups of one
+    assert by_first[(1,)] == 0 and by_first[(4,)] == 0
+    # a member that would cost the group more than it saves starts its own group
+    deep = [list(range(100)) + [i] for i in range(4)] + [list(range(33)) + [500]]
+    groups = {tuple(sorted(m)): n for m, n in shared_prefix_groups(deep, 32)}
+    assert groups == {(0, 1, 2, 3): 100, (4,): 0}
+    # a prefix never covers a member's whole prompt
+    assert shared_prefix_groups([a, a + [1]], 32) == [([0, 1], 39)]
+
+
+def test_shared_prefix_scoring_equals_item_by_item_scoring(smollm2_client, smollm2_backend):
+    """Items asking several questions about one scenario: scored as a group (the scenario once) and one
+    by one through the packed path, the same log-probs."""
+    scenario = ("Aiko has just moved from Osaka to Copenhagen for work. At her first team lunch her "
+                "colleagues split the bill evenly, talk loudly about weekend plans and call the manager "
+                "by her first name. ")
+    questions = ["How would you greet the manager the next morning?", "Would you offer to pay for everyone?",
+                 "What would you say about your own weekend?"]
+    items = [ScoreItem.make(scenario + q, OPTIONS) for q in questions] + [ScoreItem.make(MC_PROMPT, OPTIONS)]
+    rendered = [(smollm2_client.render(it.messages), list(it.options)) for it in items]
+    smollm2_backend.score(rendered[:1])  # the packed path has been checked
+    calls = []
+    real = smollm2_backend._score_shared
+    smollm2_backend._score_shared = lambda its, n: calls.append((len(its), n)) or real(its, n)
+    try:
+        grouped = smollm2_backend.score(rendered)
+    finally:
+        del smollm2_backend._score_shared
+    assert len(calls) == 1 and calls[0][0] == 3 and calls[0][1] >= 32
+    assert smollm2_backend._shared_ok is True
+    for (prompt, opts), g in zip(rendered, grouped):
+        one = smollm2_backend._score_packed(*_split(smollm2_backend, prompt, opts))
+        assert g.token_counts == one.token_counts
+        for a, b in zip(g.logprobs, one.logprobs):
+            assert a == pytest.approx(b, abs=1e-3)
+
+
+def _split(backend, prompt, opts):
+    splits = [backend._split_tokens(prompt, o) for o in opts]
+    return splits[0][0], [s[1] for s in splits]

@@ -9,7 +9,12 @@
   mask, logits only where an option token is predicted. Cached path: the
   prefix's KV cache expanded to the options, scored as one padded batch; the
   packed path is checked against it on the first item and the cached path is
-  used if they disagree or the model rejects a custom mask. ``score_full``
+  used if they disagree or the model rejects a custom mask. Items of one
+  ``score`` call whose prompts share a token prefix of at least
+  ``SHARED_PREFIX_MIN_TOKENS`` (the chat preamble and a scenario asked about
+  in several questions) are scored as a group: the shared prefix runs once
+  and each item's packed forward reads its KV cache (checked against the
+  packed path on the first group). ``score_full``
   (every option as its own full prompt) is the reference both are tested
   against, and the fallback when tokenisation at the prefix/option boundary
   differs.
@@ -29,6 +34,35 @@ log = logging.getLogger(__name__)
 # packed option scoring attends over prompt + all options at once (a length^2 mask); items
 # longer than this are scored through the cached-prefix path instead
 PACKED_MAX_TOKENS = 2048
+# items whose prompts share at least this many leading tokens are scored with that prefix run once
+SHARED_PREFIX_MIN_TOKENS = 32
+
+
+def shared_prefix_groups(prompts: Sequence[Sequence[int]], min_tokens: int) -> list[tuple[list[int], int]]:
+    """Groups of prompts (token id lists) sharing at least ``min_tokens`` leading tokens, as (indices,
+    prefix length). The prompts are sorted, so those sharing a prefix are neighbours; a group's prefix is
+    the longest shared by all its members, kept one token short of its shortest member (every member
+    still feeds its own last prompt token). Prompts sharing too little with their neighbours form groups
+    of one (prefix length 0). A prompt joins its neighbour's group only if that saves at least as many
+    positions as the group saved without it (``members x shared >= (members - 1) x prefix``); otherwise
+    it starts a group of its own. Every index appears in exactly one group."""
+    order = sorted(range(len(prompts)), key=lambda i: list(prompts[i]))
+    groups: list[tuple[list[int], int]] = []
+    for i in order:
+        if groups:
+            members, n = groups[-1]
+            prev = prompts[members[-1]]
+            lcp = 0
+            cap = min(len(prev), len(prompts[i])) - 1
+            while lcp < cap and prev[lcp] == prompts[i][lcp]:
+                lcp += 1
+            shared = min(lcp, n)
+            saved_before = (len(members) - 1) * n if len(members) > 1 else 0
+            if shared >= min_tokens and len(members) * shared >= saved_before:
+                groups[-1] = (members + [i], shared)
+                continue
+        groups.append(([i], len(prompts[i])))
+    return [(m, n if len(m) > 1 else 0) for m, n in groups]
 
 
 class PerRequestSampler:
@@ -164,6 +198,7 @@ class TransformersBackend:
         # scoring needs logits at a few positions only; skip the output layer elsewhere
         self._keep_kw = "logits_to_keep" if "logits_to_keep" in fwd else None
         self._packed_ok: bool | None = None  # packed option scoring checked on the first item
+        self._shared_ok: bool | None = None  # shared-prefix scoring checked on the first group
 
     def _keep(self, n: int) -> dict:
         """Forward kwargs computing logits for the last ``n`` positions only (where the model supports it)."""
@@ -239,7 +274,48 @@ class TransformersBackend:
         return p_ids, full[len(p_ids) :]
 
     def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
-        return [self._score_item(prompt, options) for prompt, options in items]
+        results: list[OptionScores | None] = [None] * len(items)
+        packable = {}
+        for i, (prompt, options) in enumerate(items):
+            splits = [self._split_tokens(prompt, o) for o in options]
+            if (self._packed_ok and self._shared_ok is not False and all(splits)
+                    and len(splits[0][0]) + sum(len(s[1]) for s in splits) <= PACKED_MAX_TOKENS):
+                packable[i] = (splits[0][0], [s[1] for s in splits])
+            else:  # the per-item paths (the first item also checks the packed path)
+                results[i] = self._score_item(prompt, options)
+        idx = list(packable)
+        for members, n in shared_prefix_groups([packable[i][0] for i in idx], SHARED_PREFIX_MIN_TOKENS):
+            group = [idx[m] for m in members]
+            if n == 0:
+                results[group[0]] = self._score_packed(*packable[group[0]])
+            else:
+                for i, r in zip(group, self._score_shared([packable[i] for i in group], n)):
+                    results[i] = r
+        return results  # type: ignore[return-value]
+
+    def _score_shared(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
+        """Items (prompt ids, option ids) whose prompts share their first ``n`` tokens: the prefix runs
+        once, each item's packed forward reads its KV cache. On the first group the first item is also
+        scored by the packed path alone; if they disagree, groups are no longer formed."""
+        import torch
+        from transformers import DynamicCache
+
+        with torch.inference_mode():
+            cache = DynamicCache()
+            self.model(input_ids=torch.tensor([items[0][0][:n]], device=self.device), use_cache=True,
+                       **{self._cache_kw: cache}, **self._keep(1))
+        out = [self._score_packed(p_ids, opts, cache=cache, offset=n) for p_ids, opts in items]
+        if self._shared_ok is None:
+            ref = self._score_packed(*items[0])
+            diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
+            tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
+            self._shared_ok = diff <= tol
+            log.log(logging.INFO if self._shared_ok else logging.WARNING,
+                    "shared-prefix option scoring %s (max |diff| to the packed path %.2e nats, tolerance %g)",
+                    "in use" if self._shared_ok else "NOT used", diff, tol)
+            if not self._shared_ok:
+                return [self._score_packed(*it) for it in items]
+        return out
 
     def _score_item(self, prompt: str, options: list[str]) -> OptionScores:
         splits = [self._split_tokens(prompt, o) for o in options]
@@ -264,34 +340,41 @@ class TransformersBackend:
             return packed if self._packed_ok else cached
         return self._score_packed(p_ids, opts) if self._packed_ok else self._score_cached(p_ids, opts)
 
-    def _score_packed(self, p_ids: list[int], opts: list[list[int]]) -> OptionScores:
+    def _score_packed(self, p_ids: list[int], opts: list[list[int]], cache=None, offset: int = 0) -> OptionScores:
         """One forward over prefix + every option packed in one sequence: each option's tokens see
         the prefix and their own earlier tokens (a block mask), positions restart after the prefix,
-        and logits are computed only at the positions that predict an option token."""
+        and logits are computed only at the positions that predict an option token. With ``cache``
+        (the KV cache of ``p_ids[:offset]``) only the rest of the prompt and the options are fed; the
+        cache is cropped back to ``offset`` afterwards, ready for the next item sharing that prefix."""
         import torch
 
-        n_p = len(p_ids)
+        rest = p_ids[offset:]
+        n_p = len(rest)
         length = n_p + sum(len(o) for o in opts)
-        allowed = torch.zeros(length, length, dtype=torch.bool)
-        allowed[:n_p, :n_p] = torch.ones(n_p, n_p, dtype=torch.bool).tril()
-        ids, pos, starts, start = list(p_ids), list(range(n_p)), [], n_p
+        allowed = torch.zeros(length, offset + length, dtype=torch.bool)
+        allowed[:, :offset] = True
+        allowed[:n_p, offset : offset + n_p] = torch.ones(n_p, n_p, dtype=torch.bool).tril()
+        ids, pos, starts, start = list(rest), list(range(offset, offset + n_p)), [], n_p
         for o in opts:
             n = len(o)
-            allowed[start : start + n, :n_p] = True
-            allowed[start : start + n, start : start + n] = torch.ones(n, n, dtype=torch.bool).tril()
+            allowed[start : start + n, offset : offset + n_p] = True
+            allowed[start : start + n, offset + start : offset + start + n] = torch.ones(n, n, dtype=torch.bool).tril()
             ids += o
-            pos += range(n_p, n_p + n)
+            pos += range(offset + n_p, offset + n_p + n)
             starts.append(start)
             start += n
         dtype = self.model.dtype
-        mask = torch.zeros(1, 1, length, length, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
+        mask = torch.zeros(1, 1, length, offset + length, dtype=dtype).masked_fill(~allowed, torch.finfo(dtype).min)
         # row 0 predicts every option's first token; then each option's own positions
         rows = [n_p - 1] + [st + j - 1 for st, o in zip(starts, opts) for j in range(1, len(o))]
         dev = self.device
+        kv = {self._cache_kw: cache, "use_cache": True} if cache is not None else {"use_cache": False}
         with torch.inference_mode():
             out = self.model(input_ids=torch.tensor([ids], device=dev), attention_mask=mask.to(dev),
-                             position_ids=torch.tensor([pos], device=dev), use_cache=False,
+                             position_ids=torch.tensor([pos], device=dev), **kv,
                              **({self._keep_kw: torch.tensor(rows, device=dev)} if self._keep_kw else {}))
+            if cache is not None:  # a negative count: tokens to remove (all transformers versions)
+                cache.crop(offset - cache.get_seq_length())
             logits = out.logits[0]
             if logits.shape[0] != len(rows):  # model ignored logits_to_keep: select the rows here
                 logits = logits[torch.tensor(rows, device=dev)]

@@ -1,0 +1,53 @@
+"""The arithmetic behind ``bench/compute_bound.py``: positions and logit rows counted from token ids."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from compute_bound import distinct_prefixes, generation_work, least_flops, scoring_work  # noqa: E402
+
+
+def test_distinct_prefixes_count_a_shared_prefix_once():
+    assert distinct_prefixes([[1, 2, 3], [1, 2, 4], [1, 2, 3]]) == 4  # 1, 12, 123, 124
+    assert distinct_prefixes([[5], [6, 7]]) == 3
+    assert distinct_prefixes([[], [1]]) == 1
+
+
+def test_generation_work_feeds_every_new_token_but_the_last():
+    prompts, new = [[1, 2, 3], [1, 2, 9]], [[4, 5], [6]]
+    w = generation_work(prompts, new)
+    assert w["positions"] == 4 + 3  # 1 2 3 4 | 1 2 9
+    assert w["logit_rows"] == 3
+    assert w["least_positions"] == 5  # 1, 12, 123, 1234, 129
+    assert w["least_logit_rows"] == 3  # after 123, 1234 and 129
+
+
+def test_scoring_work_counts_the_packed_positions_and_the_least_an_exact_scorer_needs():
+    # two items sharing the prompt prefix [1, 2]; options of one and two tokens
+    splits = [([1, 2, 3], [[7], [8, 9]]), ([1, 2, 4], [[7]])]
+    w = scoring_work(splits)
+    assert w["positions"] == w["positions_item_by_item"] == (3 + 3) + (3 + 1)  # prompt, every option token
+    assert w["logit_rows"] == 4
+    # fed: 123, 123 8, 124 -> prefixes 1, 12, 123, 1238, 124
+    assert w["least_positions"] == 5
+    # predictions after 123 (7 and 8 share it), 1238 and 124
+    assert w["least_logit_rows"] == 3
+
+
+def test_least_flops_is_two_operations_per_weight_and_position():
+    sizes = {"linear_params": 100, "output_params": 10}
+    assert least_flops(sizes, positions=3, logit_rows=2) == pytest.approx(2 * (300 + 20))
+
+
+def test_scoring_work_counts_a_group_prefix_once():
+    from cultalign.models.transformers_backend import SHARED_PREFIX_MIN_TOKENS
+
+    shared = list(range(100, 100 + SHARED_PREFIX_MIN_TOKENS + 8))
+    splits = [(shared + [1], [[7]]), (shared + [2], [[7]]), (shared + [3], [[7]])]
+    w = scoring_work(splits)
+    assert w["positions_item_by_item"] == 3 * (len(shared) + 2)
+    assert w["positions"] == w["positions_item_by_item"] - 2 * len(shared)
