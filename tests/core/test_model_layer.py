@@ -276,3 +276,25 @@ def test_shared_prefix_scoring_equals_item_by_item_scoring(smollm2_client, smoll
 def _split(backend, prompt, opts):
     splits = [backend._split_tokens(prompt, o) for o in opts]
     return splits[0][0], [s[1] for s in splits]
+
+
+def test_shared_prefix_scoring_falls_back_to_item_by_item(smollm2_spec, smollm2_backend, caplog):
+    import dataclasses
+
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    be = TransformersBackend(dataclasses.replace(smollm2_spec))  # a fresh backend: its first group runs the check
+
+    def fake_group(items, n):  # a fake grouped path, as if the model's cache could not be cropped
+        raise NotImplementedError("this cache cannot be cropped")
+
+    be._score_group = fake_group
+    client = ModelClient(smollm2_spec, None, backend=be)
+    shared = "Read the scenario carefully and answer as yourself. " * 4
+    items = [ScoreItem.make(shared + q, OPTIONS) for q in ("Question one?", "Question two?", "Question three?")]
+    got = client.score_options(items)
+    assert be._shared_ok is False and "NOT used" in caplog.text and "cannot be cropped" in caplog.text
+    for it, g in zip(items, got):
+        ref = smollm2_backend.score_full(client.render(it.messages), OPTIONS)
+        for a, b in zip(g.logprobs, ref.logprobs):
+            assert a == pytest.approx(b, abs=2e-3)

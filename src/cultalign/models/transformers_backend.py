@@ -296,7 +296,24 @@ class TransformersBackend:
     def _score_shared(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
         """Items (prompt ids, option ids) whose prompts share their first ``n`` tokens: the prefix runs
         once, each item's packed forward reads its KV cache. On the first group the first item is also
-        scored by the packed path alone; if they disagree, groups are no longer formed."""
+        scored by the packed path alone; if they disagree, or the model's cache cannot be read with a
+        custom mask or cropped, groups are no longer formed (with a warning)."""
+        if self._shared_ok is None:
+            try:
+                out = self._score_group(items, n)
+                ref = self._score_packed(*items[0])
+                diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
+                tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
+                why = f"max |diff| to the packed path {diff:.2e} nats, tolerance {tol:g}"
+            except Exception as exc:  # noqa: BLE001 - e.g. a cache that cannot be cropped
+                diff, why = math.inf, f"{type(exc).__name__}: {exc}"
+            self._shared_ok = diff <= tol if diff < math.inf else False
+            log.log(logging.INFO if self._shared_ok else logging.WARNING, "shared-prefix option scoring %s (%s)",
+                    "in use" if self._shared_ok else "NOT used; items are scored one by one", why)
+            return out if self._shared_ok else [self._score_packed(*it) for it in items]
+        return self._score_group(items, n)
+
+    def _score_group(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
         import torch
         from transformers import DynamicCache
 
@@ -304,18 +321,7 @@ class TransformersBackend:
             cache = DynamicCache()
             self.model(input_ids=torch.tensor([items[0][0][:n]], device=self.device), use_cache=True,
                        **{self._cache_kw: cache}, **self._keep(1))
-        out = [self._score_packed(p_ids, opts, cache=cache, offset=n) for p_ids, opts in items]
-        if self._shared_ok is None:
-            ref = self._score_packed(*items[0])
-            diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
-            tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
-            self._shared_ok = diff <= tol
-            log.log(logging.INFO if self._shared_ok else logging.WARNING,
-                    "shared-prefix option scoring %s (max |diff| to the packed path %.2e nats, tolerance %g)",
-                    "in use" if self._shared_ok else "NOT used", diff, tol)
-            if not self._shared_ok:
-                return [self._score_packed(*it) for it in items]
-        return out
+        return [self._score_packed(p_ids, opts, cache=cache, offset=n) for p_ids, opts in items]
 
     def _score_item(self, prompt: str, options: list[str]) -> OptionScores:
         splits = [self._split_tokens(prompt, o) for o in options]
