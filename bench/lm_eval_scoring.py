@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -174,9 +175,8 @@ def main() -> int:
                             "batch_size": args.batch_size})
         print(f"lm_eval_hf (batch {args.batch_size}): {lm['seconds']:.1f} s", flush=True)
 
-    def med(scorer):
-        xs = sorted(r["seconds"] for r in res["runs"] if r["scorer"] == scorer)
-        return xs[len(xs) // 2]
+    def med(scorer):  # the median over repeats (the mean of the middle two for an even count)
+        return statistics.median(r["seconds"] for r in res["runs"] if r["scorer"] == scorer)
 
     t = {s: med(s) for s in ("cultalign_onednn", "cultalign_torch", "cultalign_onednn_item_by_item", "lm_eval_hf")}
     diffs = {k: max(abs(a - b) for a, b in zip(v, lm["logprobs"])) for k, v in ours.items()}
