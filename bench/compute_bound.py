@@ -196,8 +196,7 @@ def main() -> int:
 
     # scoring: the workflow's packed scorer on MCS items
     items = build_items(release, args.items, client)
-    splits = [(s[0][0], [x[1] for x in s]) for s in
-              ([backend._split_tokens(p, o) for o in opts] for p, opts in items) if all(s)]
+    splits = [s for s in (backend.split_item(p, opts) for p, opts in items) if s]
     backend.score(items[:1])  # warm-up (the packed path's first-item check)
     secs = []
     for _ in range(args.repeats):

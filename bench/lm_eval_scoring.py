@@ -183,8 +183,7 @@ def main() -> int:
     from compute_bound import bound, gemm_peak, model_sizes, scoring_work
 
     be = backends["onednn"]
-    splits = [(s[0][0], [x[1] for x in s]) for s in
-              ([be._split_tokens(p, o) for o in opts] for p, opts in items) if all(s)]
+    splits = [s for s in (be.split_item(p, opts) for p, opts in items) if s]
     peak = gemm_peak(threads)
     res["bound"] = {"peak": peak, "items_split": len(splits),
                     **bound(model_sizes(backends["torch"].model), scoring_work(splits), peak["peak_gflops"], t)}

@@ -135,8 +135,8 @@ def bench_forward_limit(backend, client, repeats=3):
     for label, items in sets.items():
         packed = []
         for prompt, opts in items:
-            splits = [backend._split_tokens(prompt, o) for o in opts]
-            packed.append(torch.tensor([splits[0][0] + [t for s in splits for t in s[1]]], device=dev))
+            p_ids, o_ids = backend.split_item(prompt, opts)
+            packed.append(torch.tensor([p_ids + [t for o in o_ids for t in o]], device=dev))
         backend.score(items[:1])  # warm-up (and the packed-path check on first use)
 
         def bare(packed=packed):

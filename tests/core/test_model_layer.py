@@ -156,8 +156,8 @@ def test_packed_and_cached_option_scoring_agree(smollm2_client, smollm2_backend)
     for it in items:
         prompt = smollm2_client.render(it.messages)
         opts = list(it.options)
-        p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
-        o_ids = [smollm2_backend._split_tokens(prompt, o)[1] for o in opts]
+        p_ids, o_ids = smollm2_backend.split_item(prompt, opts)
+        assert p_ids == tok(prompt, add_special_tokens=False)["input_ids"]
         packed = smollm2_backend._score_packed(p_ids, o_ids)
         cached = smollm2_backend._score_cached(p_ids, o_ids)
         full = smollm2_backend.score_full(prompt, opts)
@@ -267,15 +267,10 @@ def test_shared_prefix_scoring_equals_item_by_item_scoring(smollm2_client, smoll
     assert len(calls) == 1 and calls[0][0] == 3 and calls[0][1] >= 32
     assert smollm2_backend._shared_ok is True
     for (prompt, opts), g in zip(rendered, grouped):
-        one = smollm2_backend._score_packed(*_split(smollm2_backend, prompt, opts))
+        one = smollm2_backend._score_packed(*smollm2_backend.split_item(prompt, opts))
         assert g.token_counts == one.token_counts
         for a, b in zip(g.logprobs, one.logprobs):
             assert a == pytest.approx(b, abs=1e-3)
-
-
-def _split(backend, prompt, opts):
-    splits = [backend._split_tokens(prompt, o) for o in opts]
-    return splits[0][0], [s[1] for s in splits]
 
 
 def test_shared_prefix_scoring_falls_back_to_item_by_item(smollm2_spec, smollm2_backend, caplog):

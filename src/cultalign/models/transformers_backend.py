@@ -38,7 +38,7 @@ PACKED_MAX_TOKENS = 2048
 SHARED_PREFIX_MIN_TOKENS = 32
 
 
-def shared_prefix_groups(prompts: Sequence[Sequence[int]], min_tokens: int) -> list[tuple[list[int], int]]:
+def shared_prefix_groups(prompts: Sequence[Sequence[int]], min_tokens: float) -> list[tuple[list[int], int]]:
     """Groups of prompts (token id lists) sharing at least ``min_tokens`` leading tokens, as (indices,
     prefix length). The prompts are sorted, so those sharing a prefix are neighbours; a group's prefix is
     the longest shared by all its members, kept one token short of its shortest member (every member
@@ -57,7 +57,7 @@ def shared_prefix_groups(prompts: Sequence[Sequence[int]], min_tokens: int) -> l
             while lcp < cap and prev[lcp] == prompts[i][lcp]:
                 lcp += 1
             shared = min(lcp, n)
-            saved_before = (len(members) - 1) * n if len(members) > 1 else 0
+            saved_before = (len(members) - 1) * n
             if shared >= min_tokens and len(members) * shared >= saved_before:
                 groups[-1] = (members + [i], shared)
                 continue
@@ -198,6 +198,8 @@ class TransformersBackend:
         # scoring needs logits at a few positions only; skip the output layer elsewhere
         self._keep_kw = "logits_to_keep" if "logits_to_keep" in fwd else None
         self._packed_ok: bool | None = None  # packed option scoring checked on the first item
+        # how far (nats) a faster scoring path may be from its reference when first checked
+        self._check_tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
         self._shared_ok: bool | None = None  # shared-prefix scoring checked on the first group
 
     def _keep(self, n: int) -> dict:
@@ -265,26 +267,32 @@ class TransformersBackend:
         return gens
 
     # -- option scoring ----------------------------------------------------
-    def _split_tokens(self, prompt: str, option: str) -> tuple[list[int], list[int]] | None:
+    def split_item(self, prompt: str, options: Sequence[str]) -> tuple[list[int], list[list[int]]] | None:
+        """(prompt ids, [option ids]): each option's tokens are those of prompt + option after the prompt's
+        tokens; None if, for some option, the tokenisation at the boundary differs from the prompt's alone
+        (or the option adds no token)."""
         tok = self.tokenizer
         p_ids = tok(prompt, add_special_tokens=False)["input_ids"]
-        full = tok(prompt + option, add_special_tokens=False)["input_ids"]
-        if full[: len(p_ids)] != p_ids or len(full) == len(p_ids):
-            return None
-        return p_ids, full[len(p_ids) :]
+        opts = []
+        for o in options:
+            full = tok(prompt + o, add_special_tokens=False)["input_ids"]
+            if full[: len(p_ids)] != p_ids or len(full) == len(p_ids):
+                return None
+            opts.append(full[len(p_ids) :])
+        return p_ids, opts
 
     def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
         results: list[OptionScores | None] = [None] * len(items)
         packable = {}
         for i, (prompt, options) in enumerate(items):
-            splits = [self._split_tokens(prompt, o) for o in options]
-            if (self._packed_ok and self._shared_ok is not False and all(splits)
-                    and len(splits[0][0]) + sum(len(s[1]) for s in splits) <= PACKED_MAX_TOKENS):
-                packable[i] = (splits[0][0], [s[1] for s in splits])
+            split = self.split_item(prompt, options)
+            if self._packed_ok and split and len(split[0]) + sum(map(len, split[1])) <= PACKED_MAX_TOKENS:
+                packable[i] = split
             else:  # the per-item paths (the first item also checks the packed path)
-                results[i] = self._score_item(prompt, options)
+                results[i] = self._score_item(prompt, options, split)
         idx = list(packable)
-        for members, n in shared_prefix_groups([packable[i][0] for i in idx], SHARED_PREFIX_MIN_TOKENS):
+        min_shared = SHARED_PREFIX_MIN_TOKENS if self._shared_ok is not False else math.inf
+        for members, n in shared_prefix_groups([packable[i][0] for i in idx], min_shared):
             group = [idx[m] for m in members]
             if n == 0:
                 results[group[0]] = self._score_packed(*packable[group[0]])
@@ -298,20 +306,19 @@ class TransformersBackend:
         once, each item's packed forward reads its KV cache. On the first group the first item is also
         scored by the packed path alone; if they disagree, or the model's cache cannot be read with a
         custom mask or cropped, groups are no longer formed (with a warning)."""
-        if self._shared_ok is None:
-            try:
-                out = self._score_group(items, n)
-                ref = self._score_packed(*items[0])
-                diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
-                tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
-                why = f"max |diff| to the packed path {diff:.2e} nats, tolerance {tol:g}"
-            except Exception as exc:  # noqa: BLE001 - e.g. a cache that cannot be cropped
-                diff, why = math.inf, f"{type(exc).__name__}: {exc}"
-            self._shared_ok = diff <= tol if diff < math.inf else False
-            log.log(logging.INFO if self._shared_ok else logging.WARNING, "shared-prefix option scoring %s (%s)",
-                    "in use" if self._shared_ok else "NOT used; items are scored one by one", why)
-            return out if self._shared_ok else [self._score_packed(*it) for it in items]
-        return self._score_group(items, n)
+        if self._shared_ok is not None:
+            return self._score_group(items, n)
+        try:
+            out = self._score_group(items, n)
+            ref = self._score_packed(*items[0])
+            diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
+            ok, why = diff <= self._check_tol, f"max |diff| to the packed path {diff:.2e} nats"
+        except Exception as exc:  # noqa: BLE001 - e.g. a cache that cannot be cropped
+            ok, why = False, f"{type(exc).__name__}: {exc}"
+        self._shared_ok = ok
+        log.log(logging.INFO if ok else logging.WARNING, "shared-prefix option scoring %s (%s, tolerance %g)",
+                "in use" if ok else "NOT used; items are scored one by one", why, self._check_tol)
+        return out if ok else [self._score_packed(*it) for it in items]
 
     def _score_group(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
         import torch
@@ -323,17 +330,17 @@ class TransformersBackend:
                        **{self._cache_kw: cache}, **self._keep(1))
         return [self._score_packed(p_ids, opts, cache=cache, offset=n) for p_ids, opts in items]
 
-    def _score_item(self, prompt: str, options: list[str]) -> OptionScores:
-        splits = [self._split_tokens(prompt, o) for o in options]
-        if any(s is None for s in splits):
+    def _score_item(self, prompt: str, options: list[str], split) -> OptionScores:
+        """One item by the per-item paths; ``split``: its ``split_item``."""
+        if split is None:
             log.debug("token boundary differs between prompt and option; scoring as full prompts")
             return self.score_full(prompt, options)
-        p_ids, opts = splits[0][0], [s[1] for s in splits]
+        p_ids, opts = split
         if len(p_ids) + sum(len(o) for o in opts) > PACKED_MAX_TOKENS:
             return self._score_cached(p_ids, opts)
         if self._packed_ok is None:  # first item: check the packed path against the cached one
             cached = self._score_cached(p_ids, opts)
-            tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
+            tol = self._check_tol
             try:
                 packed = self._score_packed(p_ids, opts)
                 diff = max(abs(a - b) for a, b in zip(packed.logprobs, cached.logprobs))
