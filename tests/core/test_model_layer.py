@@ -293,3 +293,64 @@ def test_shared_prefix_scoring_falls_back_to_item_by_item(smollm2_spec, smollm2_
         ref = smollm2_backend.score_full(client.render(it.messages), OPTIONS)
         for a, b in zip(g.logprobs, ref.logprobs):
             assert a == pytest.approx(b, abs=2e-3)
+
+
+def _loop_prompts(client):
+    """Prompts for the decoding loop: three share a long scenario (one group, rests of different
+    lengths), two stand alone (different lengths: a left-padded batch of their own)."""
+    scenario = ("Aiko has just moved from Osaka to Copenhagen for work. At her first team lunch her "
+                "colleagues split the bill evenly, talk loudly about weekend plans and call the manager "
+                "by her first name. ")
+    texts = [scenario + "How would you greet the manager the next morning?", "Name a greeting custom in Japan.",
+             scenario + "Would you offer to pay?", "What do guests bring to a dinner in Denmark? Be brief.",
+             scenario + "What would you say about your own weekend plans, and to whom would you say it?"]
+    return [client.render(ChatRequest.make(t).messages) for t in texts]
+
+
+@pytest.mark.parametrize("params", [
+    SamplingParams(temperature=0.0, max_new_tokens=16, seed=1),
+    SamplingParams(temperature=0.0, max_new_tokens=24, seed=1, stop=(".",)),  # rows end at different steps
+    SamplingParams(temperature=0.8, top_p=0.9, max_new_tokens=16, seed=1, stop=(",",)),
+], ids=["greedy", "greedy-stop", "sampled-stop"])
+def test_decoding_loop_equals_transformers_generate(smollm2_client, smollm2_backend, params):
+    """The grouped-prefill decoding loop (scenario once, finished rows leaving the batch) gives the texts,
+    token counts and finish reasons of transformers' generate on the same prompts and seeds."""
+    from cultalign.models.transformers_backend import shared_prefix_groups
+
+    prompts = _loop_prompts(smollm2_client)
+    ids = smollm2_backend.tokenizer(prompts, add_special_tokens=False)["input_ids"]
+    groups = shared_prefix_groups(ids, 32)
+    assert sorted(len(m) for m, _ in groups) == [1, 1, 3]
+    seeds = [11, 12, 13, 14, 15]
+    got = smollm2_backend.generate(prompts, params, seeds=seeds)
+    assert smollm2_backend._loop_ok is True
+    ref = smollm2_backend._generate_hf(prompts, params, None, seeds)
+    assert [(g.text, g.completion_tokens, g.finish_reason, g.prompt_tokens) for g in got] == \
+        [(g.text, g.completion_tokens, g.finish_reason, g.prompt_tokens) for g in ref]
+    if params.stop:  # some row stopped before the others, so the batch shrank on the way
+        assert len({g.completion_tokens for g in got}) > 1 and any(g.finish_reason == "stop" for g in got)
+
+
+def test_decoding_loop_falls_back_to_transformers_generate(smollm2_spec, smollm2_backend, caplog):
+    import dataclasses
+
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    be = TransformersBackend(dataclasses.replace(smollm2_spec))  # a fresh backend: its first batch runs the check
+    be._chosen_logprobs = lambda ids, new: [0.5] * len(new)  # a fake reference that disagrees with the loop
+    client = ModelClient(smollm2_spec, None, backend=be)
+    prompts = _loop_prompts(client)
+    params = SamplingParams(temperature=0.0, max_new_tokens=8, seed=1)
+    got = be.generate(prompts, params)
+    assert be._loop_ok is False and "NOT used" in caplog.text
+    assert [g.text for g in got] == [g.text for g in smollm2_backend._generate_hf(prompts, params, None, [1] * 5)]
+
+
+def test_generation_configs_with_logits_processing_keep_transformers_generate():
+    from transformers import GenerationConfig
+
+    from cultalign.models.transformers_backend import loop_blockers
+
+    assert loop_blockers(GenerationConfig(eos_token_id=2, pad_token_id=2)) == []
+    assert loop_blockers(GenerationConfig(repetition_penalty=1.05, suppress_tokens=[5])) == \
+        ["repetition_penalty", "suppress_tokens"]
