@@ -306,7 +306,7 @@ class TransformersBackend:
             return self._generations(ids, self._decode_loop(ids, params, seeds)[0], params)
         # first batch: check the decoding loop against one full forward over its first row
         try:
-            new, trace = self._decode_loop(ids, params, seeds)
+            new, trace = self._decode_loop(ids, params, seeds, check=True)
             ref = self._chosen_logprobs(ids[0], new[0][: len(trace)])
             diff = max((abs(a - b) for a, b in zip(trace, ref)), default=0.0)
             ok = diff <= self._check_tol
@@ -357,11 +357,12 @@ class TransformersBackend:
                 text, finish = text[:j], "stop"
         return Generation(text=text, finish_reason=finish, prompt_tokens=prompt_tokens, completion_tokens=n_new)
 
-    def _decode_loop(self, ids: list[list[int]], params: SamplingParams,
-                     seeds: Sequence[int]) -> tuple[list[list[int]], list[float]]:
+    def _decode_loop(self, ids: list[list[int]], params: SamplingParams, seeds: Sequence[int],
+                     check: bool = False) -> tuple[list[list[int]], list[float]]:
         """Greedy (or per-request sampled) decoding after a grouped prefill (``_prefill``); rows leave the
         batch when they end (EOS, a stop string or ``max_new_tokens``). Returns each row's new token ids
-        and the log-probs of row 0's chosen tokens under the raw logits (for the first batch's check)."""
+        and, with ``check``, the log-probs of row 0's chosen tokens under the raw logits (for the first
+        batch's check; empty otherwise)."""
         import torch
 
         sampler = PerRequestSampler(seeds, params.temperature, params.top_p) if params.temperature > 0 else None
@@ -377,7 +378,7 @@ class TransformersBackend:
             while True:
                 scores = logits.float()
                 chosen = (sampler.perturb(scores, active) if sampler else scores).argmax(-1)
-                if active[0] == 0:
+                if check and active[0] == 0:
                     trace.append(float(torch.log_softmax(scores[0], dim=-1)[chosen[0]]))
                 keep = []
                 for j, (i, t) in enumerate(zip(active, chosen.tolist())):
@@ -413,15 +414,7 @@ class TransformersBackend:
         alone = [m[0] for m, n in groups if n == 0]
         parts = []  # (rows, per-layer (keys, values), mask, last logits)
         for rows, n in [(m, n) for m, n in groups if n > 0] + ([(alone, 0)] if alone else []):
-            cache = DynamicCache()
-            if n:
-                self.model(input_ids=torch.tensor([ids[rows[0]][:n]], device=dev), use_cache=True,
-                           **{self._cache_kw: cache}, **self._keep(1))
-                wide = DynamicCache()
-                for li, layer in enumerate(cache.layers):
-                    wide.update(layer.keys.expand(len(rows), -1, -1, -1).contiguous(),
-                                layer.values.expand(len(rows), -1, -1, -1).contiguous(), li)
-                cache = wide
+            cache = self._expanded(self._prefix_cache(ids[rows[0]][:n])[0], len(rows)) if n else DynamicCache()
             rest = [ids[i][n:] for i in rows]
             width = max(map(len, rest))
             x = torch.full((len(rows), width), pad, dtype=torch.long)
@@ -452,6 +445,28 @@ class TransformersBackend:
             cache.update(keys, values, li)
         mask = torch.cat([left_pad(p[2], 1) for p in parts])[order_t]
         return torch.cat([p[3] for p in parts])[order_t], cache, mask
+
+    def _prefix_cache(self, ids: list[int]):
+        """(KV cache, last position's logits) of one token sequence run on its own."""
+        import torch
+        from transformers import DynamicCache
+
+        cache = DynamicCache()
+        with torch.inference_mode():
+            out = self.model(input_ids=torch.tensor([ids], device=self.device), use_cache=True,
+                             **{self._cache_kw: cache}, **self._keep(1))
+        return cache, out.logits[0, -1]
+
+    @staticmethod
+    def _expanded(cache, rows: int):
+        """A copy of a one-row KV cache repeated to ``rows`` rows."""
+        from transformers import DynamicCache
+
+        wide = DynamicCache()
+        for li, layer in enumerate(cache.layers):
+            wide.update(layer.keys.expand(rows, -1, -1, -1).contiguous(),
+                        layer.values.expand(rows, -1, -1, -1).contiguous(), li)
+        return wide
 
     def _chosen_logprobs(self, prompt_ids: list[int], new: list[int]) -> list[float]:
         """Log-probs of ``new`` (tokens following ``prompt_ids``) from one full forward, no cache."""
@@ -520,13 +535,7 @@ class TransformersBackend:
         return out if ok else [self._score_packed(*it) for it in items]
 
     def _score_group(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
-        import torch
-        from transformers import DynamicCache
-
-        with torch.inference_mode():
-            cache = DynamicCache()
-            self.model(input_ids=torch.tensor([items[0][0][:n]], device=self.device), use_cache=True,
-                       **{self._cache_kw: cache}, **self._keep(1))
+        cache = self._prefix_cache(items[0][0][:n])[0]
         return [self._score_packed(p_ids, opts, cache=cache, offset=n) for p_ids, opts in items]
 
     def _score_item(self, prompt: str, options: list[str], split) -> OptionScores:
@@ -603,18 +612,13 @@ class TransformersBackend:
     def _score_cached(self, p_ids: list[int], opts: list[list[int]]) -> OptionScores:
         """The prefix runs once; its KV cache is expanded to the options, scored as one padded batch."""
         import torch
-        from transformers import DynamicCache
 
         n, lmax = len(opts), max(len(o) for o in opts)
         pad = self.tokenizer.pad_token_id or 0
+        pre_cache, last = self._prefix_cache(p_ids)
         with torch.inference_mode():
-            pre = self.model(torch.tensor([p_ids], device=self.device), use_cache=True, **self._keep(1))
-            first_lp = torch.log_softmax(pre.logits[0, -1].float(), dim=-1)
-            cache = DynamicCache()
-            pre_cache = getattr(pre, "cache", None) or pre.past_key_values
-            for layer_idx, layer in enumerate(pre_cache.layers):
-                cache.update(layer.keys.expand(n, -1, -1, -1).contiguous(),
-                             layer.values.expand(n, -1, -1, -1).contiguous(), layer_idx)
+            first_lp = torch.log_softmax(last.float(), dim=-1)
+            cache = self._expanded(pre_cache, n)
             ids = torch.full((n, lmax), pad, dtype=torch.long, device=self.device)
             mask = torch.zeros((n, len(p_ids) + lmax), dtype=torch.long, device=self.device)
             mask[:, : len(p_ids)] = 1
