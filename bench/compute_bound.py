@@ -23,7 +23,9 @@ In one run:
    ``bench/vllm_vs_transformers.py`` builds them), greedy, ``--tokens`` new tokens, timed through plain
    batched ``transformers`` ``generate`` (a model loaded without this project's kernel choice) and through
    the workflow's backend; the least time for the same prompts and greedy outputs, and the largest possible
-   speed-up over plain ``generate`` (the goal asks for 2x);
+   speed-up over plain ``generate`` (the goal asks for 2x); then the same prompts constrained to a JSON
+   answer (``ANSWER_SCHEMA``), through ``generate`` with xgrammar's logits processor and through the
+   backend's decoding loop with xgrammar's matcher (same model and kernel);
 3. ``scoring``: ``--items`` five-option MCS items (as ``bench/lm_eval_scoring.py`` builds them) timed
    through ``TransformersBackend.score``; the positions it computes, the fewest any exact scorer computes
    (the items' shared scenario prefixes counted once), and the least time.  ``bench/lm_eval_scoring.py``
@@ -44,6 +46,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from vllm_vs_transformers import oeg_prompts  # noqa: E402 - also sets the benchmarks' import paths and offline env
+
+
+# the JSON answer of the constrained-generation timing: one free-text field, as in the workflow's answer schemas
+ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"],
+                 "additionalProperties": False}
 
 
 def gemm_peak(threads: int = 2, repeats: int = 10) -> dict:
@@ -197,6 +204,26 @@ def main() -> int:
                identical_texts=sum(a == g.text for a, g in zip(plain_texts, gens)))
     res["generation"] = gen
     print("generation", json.dumps(gen), flush=True)
+
+    # JSON-constrained generation, same prompts, model and kernel: transformers' generate with xgrammar's
+    # logits processor against the backend's decoding loop with xgrammar's matcher
+    schema = json.dumps(ANSWER_SCHEMA)
+    seeds = [params.seed] * len(prompts)
+    jt: dict[str, list[float]] = {"hf_generate_json": [], "backend_generate_json": []}
+    for _ in range(args.repeats):
+        t = time.perf_counter()
+        ref = backend._generate_hf(prompts, params, schema, seeds)
+        jt["hf_generate_json"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        got = backend.generate(prompts, params, schema=schema)
+        jt["backend_generate_json"].append(time.perf_counter() - t)
+    best = {k: min(v) for k, v in jt.items()}
+    res["generation_json"] = gj = {
+        "schema": ANSWER_SCHEMA, "seconds": best, "all_seconds": jt,
+        "speedup": best["hf_generate_json"] / best["backend_generate_json"],
+        "identical_texts": sum(a.text == b.text for a, b in zip(ref, got)),
+        "completion_tokens": sum(g.completion_tokens for g in got)}
+    print("generation_json", json.dumps(gj), flush=True)
 
     # scoring: the workflow's packed scorer on MCS items
     items = build_items(release, args.items, client)

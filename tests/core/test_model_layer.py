@@ -222,7 +222,8 @@ def test_generation_batch_over_max_batch_tokens_runs_as_bounded_sub_batches(smol
     got = smollm2_backend.generate(prompts, params)
     assert seen == [prompts[lo:hi] for lo, hi in want]
     # each sub-batch answers as the same prompts sent alone as one batch
-    alone = [g for lo, hi in want for g in real(prompts[lo:hi], params, None, [1] * (hi - lo))]
+    ids = tok(prompts, add_special_tokens=False)["input_ids"]
+    alone = [g for lo, hi in want for g in real(prompts[lo:hi], ids[lo:hi], params, None, [1] * (hi - lo))]
     assert [g.text for g in got] == [g.text for g in alone] and len(got) == len(prompts)
 
 
@@ -307,14 +308,24 @@ def _loop_prompts(client):
     return [client.render(ChatRequest.make(t).messages) for t in texts]
 
 
-@pytest.mark.parametrize("params", [
-    SamplingParams(temperature=0.0, max_new_tokens=16, seed=1),
-    SamplingParams(temperature=0.0, max_new_tokens=24, seed=1, stop=(".",)),  # rows end at different steps
-    SamplingParams(temperature=0.8, top_p=0.9, max_new_tokens=16, seed=1, stop=(",",)),
-], ids=["greedy", "greedy-stop", "sampled-stop"])
-def test_decoding_loop_equals_transformers_generate(smollm2_client, smollm2_backend, params):
+# a JSON answer short enough that rows complete it at different steps, before max_new_tokens
+LOOP_SCHEMA = json.dumps({"type": "object", "properties": {
+    "decision": {"type": "string", "enum": ["yes", "no", "it depends"]},
+    "reason": {"type": "string", "maxLength": 24}}, "required": ["decision", "reason"],
+    "additionalProperties": False})
+
+
+@pytest.mark.parametrize("params, schema", [
+    (SamplingParams(temperature=0.0, max_new_tokens=16, seed=1), None),
+    (SamplingParams(temperature=0.0, max_new_tokens=24, seed=1, stop=(".",)), None),  # rows end at different steps
+    (SamplingParams(temperature=0.8, top_p=0.9, max_new_tokens=16, seed=1, stop=(",",)), None),
+    (SamplingParams(temperature=0.0, max_new_tokens=40, seed=1), LOOP_SCHEMA),
+    (SamplingParams(temperature=0.8, top_p=0.9, max_new_tokens=40, seed=1), LOOP_SCHEMA),
+], ids=["greedy", "greedy-stop", "sampled-stop", "greedy-json", "sampled-json"])
+def test_decoding_loop_equals_transformers_generate(smollm2_client, smollm2_backend, params, schema):
     """The grouped-prefill decoding loop (scenario once, finished rows leaving the batch) gives the texts,
-    token counts and finish reasons of transformers' generate on the same prompts and seeds."""
+    token counts and finish reasons of transformers' generate on the same prompts and seeds, with and
+    without a JSON schema (xgrammar's matcher in the loop, its logits processor in generate)."""
     from cultalign.models.transformers_backend import shared_prefix_groups
 
     prompts = _loop_prompts(smollm2_client)
@@ -322,13 +333,15 @@ def test_decoding_loop_equals_transformers_generate(smollm2_client, smollm2_back
     groups = shared_prefix_groups(ids, 32)
     assert sorted(len(m) for m, _ in groups) == [1, 1, 3]
     seeds = [11, 12, 13, 14, 15]
-    got = smollm2_backend.generate(prompts, params, seeds=seeds)
+    got = smollm2_backend.generate(prompts, params, schema=schema, seeds=seeds)
     assert smollm2_backend._loop_ok is True
-    ref = smollm2_backend._generate_hf(prompts, params, None, seeds)
+    ref = smollm2_backend._generate_hf(prompts, params, schema, seeds)
     assert [(g.text, g.completion_tokens, g.finish_reason, g.prompt_tokens) for g in got] == \
         [(g.text, g.completion_tokens, g.finish_reason, g.prompt_tokens) for g in ref]
-    if params.stop:  # some row stopped before the others, so the batch shrank on the way
+    if params.stop or schema:  # some row ended before the others, so the batch shrank on the way
         assert len({g.completion_tokens for g in got}) > 1 and any(g.finish_reason == "stop" for g in got)
+    if schema:  # every row completed its JSON object within the token limit
+        assert all(json.loads(g.text)["decision"] in ("yes", "no", "it depends") for g in got)
 
 
 def test_decoding_loop_falls_back_to_transformers_generate(smollm2_spec, smollm2_backend, caplog):

@@ -4,11 +4,12 @@
   prefill: prompts sharing a token prefix of at least
   ``SHARED_PREFIX_MIN_TOKENS`` (a scenario asked about in several questions)
   run it once, the others run as one left-padded batch; rows leave the batch
-  when they end (EOS, a stop string, ``max_new_tokens``). Checked on the first
-  batch against a full forward over its first row; transformers' ``generate``
-  decodes if that check fails, for xgrammar-constrained decoding (JSON
-  schemas), and for models whose generation config asks for logits processing
-  (``loop_blockers``). Sampled requests draw from their own seeded generator
+  when they end (EOS, a stop string, ``max_new_tokens``, a complete JSON
+  object). JSON-schema requests are masked per row by xgrammar's matcher, as
+  its logits processor does inside ``generate``. Checked on the first batch
+  against a full forward over its first row; transformers' ``generate``
+  decodes if that check fails, and for models whose generation config asks
+  for logits processing (``loop_blockers``). Sampled requests draw from their own seeded generator
   (``PerRequestSampler``), so a sampled output depends only on its request,
   never on the other requests of its batch;
 * option scoring: the shared prompt prefix runs once per item. Packed path
@@ -271,42 +272,49 @@ class TransformersBackend:
         return {self._keep_kw: n} if self._keep_kw else {}
 
     # -- generation --------------------------------------------------------
-    def _logits_processor(self, schema: str | None):
-        if schema is None:
-            return None
+    def _compiled_grammar(self, schema: str):
+        """The JSON schema compiled by xgrammar for this tokenizer (compact JSON: with free whitespace
+        small models fill max_new_tokens with newlines)."""
         import xgrammar as xgr
 
         if self._grammar_compiler is None:
             info = xgr.TokenizerInfo.from_huggingface(self.tokenizer, vocab_size=self.model.config.vocab_size)
             self._grammar_compiler = xgr.GrammarCompiler(info)
-        # compact JSON: with free whitespace small models fill max_new_tokens with newlines
-        compiled = self._grammar_compiler.compile_json_schema(schema, any_whitespace=False)
-        return [xgr.contrib.hf.LogitsProcessor(compiled)]
+        return self._grammar_compiler.compile_json_schema(schema, any_whitespace=False)
+
+    def _logits_processor(self, schema: str | None):
+        if schema is None:
+            return None
+        import xgrammar as xgr
+
+        return [xgr.contrib.hf.LogitsProcessor(self._compiled_grammar(schema))]
 
     def generate(self, prompts: Sequence[str], params: SamplingParams, schema: str | None = None,
                  messages=None, seeds: Sequence[int] | None = None) -> list[Generation]:
+        if not prompts:
+            return []
         seeds = list(seeds) if seeds else [params.seed] * len(prompts)
+        ids = self.tokenizer(list(prompts), add_special_tokens=False)["input_ids"]
         gens: list[Generation] = []
-        for lo, hi in self._sub_batches(prompts, params.max_new_tokens):
-            gens += self._generate_batch(prompts[lo:hi], params, schema, seeds[lo:hi])
+        for lo, hi in self._sub_batches(ids, params.max_new_tokens):
+            gens += self._generate_batch(prompts[lo:hi], ids[lo:hi], params, schema, seeds[lo:hi])
         return gens
 
-    def _sub_batches(self, prompts: Sequence[str], max_new_tokens: int) -> list[tuple[int, int]]:
-        if not self.spec.max_batch_tokens or len(prompts) < 2:
-            return [(0, len(prompts))]
-        lens = [len(ids) for ids in self.tokenizer(list(prompts), add_special_tokens=False)["input_ids"]]
-        return token_bounded_ranges(lens, max_new_tokens, self.spec.max_batch_tokens)
+    def _sub_batches(self, ids: list[list[int]], max_new_tokens: int) -> list[tuple[int, int]]:
+        if not self.spec.max_batch_tokens or len(ids) < 2:
+            return [(0, len(ids))]
+        return token_bounded_ranges([len(p) for p in ids], max_new_tokens, self.spec.max_batch_tokens)
 
-    def _generate_batch(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
-                        seeds: Sequence[int]) -> list[Generation]:
-        if schema is not None or self._loop_ok is False:  # constrained decoding: transformers' generate
+    def _generate_batch(self, prompts: Sequence[str], ids: list[list[int]], params: SamplingParams,
+                        schema: str | None, seeds: Sequence[int]) -> list[Generation]:
+        """One sub-batch: ``prompts`` and their token ids (without special tokens)."""
+        if self._loop_ok is False:
             return self._generate_hf(prompts, params, schema, seeds)
-        ids = self.tokenizer(list(prompts), add_special_tokens=False)["input_ids"]
         if self._loop_ok:
-            return self._generations(ids, self._decode_loop(ids, params, seeds)[0], params)
+            return self._generations(ids, self._decode_loop(ids, params, seeds, schema=schema)[0], params)
         # first batch: check the decoding loop against one full forward over its first row
         try:
-            new, trace = self._decode_loop(ids, params, seeds, check=True)
+            new, trace = self._decode_loop(ids, params, seeds, check=True, schema=schema)
             ref = self._chosen_logprobs(ids[0], new[0][: len(trace)])
             diff = max((abs(a - b) for a, b in zip(trace, ref)), default=0.0)
             ok = diff <= self._check_tol
@@ -316,11 +324,11 @@ class TransformersBackend:
         self._loop_ok = ok
         log.log(logging.INFO if ok else logging.WARNING, "grouped-prefill decoding %s (%s, tolerance %g)",
                 "in use" if ok else "NOT used; transformers' generate decodes", why, self._check_tol)
-        return self._generations(ids, new, params) if ok else self._generate_hf(prompts, params, None, seeds)
+        return self._generations(ids, new, params) if ok else self._generate_hf(prompts, params, schema, seeds)
 
     def _generate_hf(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
                      seeds: Sequence[int]) -> list[Generation]:
-        """transformers' ``generate`` over one left-padded batch (constrained decoding, and the fallback)."""
+        """transformers' ``generate`` over one left-padded batch (the fallback, and the reference in tests)."""
         import torch
 
         tok = self.tokenizer
@@ -358,13 +366,22 @@ class TransformersBackend:
         return Generation(text=text, finish_reason=finish, prompt_tokens=prompt_tokens, completion_tokens=n_new)
 
     def _decode_loop(self, ids: list[list[int]], params: SamplingParams, seeds: Sequence[int],
-                     check: bool = False) -> tuple[list[list[int]], list[float]]:
+                     check: bool = False, schema: str | None = None) -> tuple[list[list[int]], list[float]]:
         """Greedy (or per-request sampled) decoding after a grouped prefill (``_prefill``); rows leave the
-        batch when they end (EOS, a stop string or ``max_new_tokens``). Returns each row's new token ids
-        and, with ``check``, the log-probs of row 0's chosen tokens under the raw logits (for the first
-        batch's check; empty otherwise)."""
+        batch when they end (EOS, a stop string, ``max_new_tokens`` or, with a JSON ``schema``, their
+        grammar complete). With a schema, each row's xgrammar matcher masks the tokens its JSON cannot
+        continue with before the choice, as xgrammar's logits processor does inside ``generate``.
+        Returns each row's new token ids and, with ``check``, the log-probs of row 0's chosen tokens
+        under the raw logits (for the first batch's check; empty otherwise)."""
         import torch
 
+        matchers, bitmask = None, None
+        if schema is not None:
+            import xgrammar as xgr
+
+            compiled = self._compiled_grammar(schema)
+            matchers = [xgr.GrammarMatcher(compiled) for _ in ids]
+            bitmask = xgr.allocate_token_bitmask(len(ids), compiled.tokenizer_info.vocab_size)
         sampler = PerRequestSampler(seeds, params.temperature, params.top_p) if params.temperature > 0 else None
         stops = list(params.stop)
         tail = max((len(s) for s in stops), default=0) + 4  # tokens enough to hold any stop string
@@ -377,13 +394,22 @@ class TransformersBackend:
             active, step = list(range(len(ids))), 0
             while True:
                 scores = logits.float()
+                raw0 = torch.log_softmax(scores[0], dim=-1) if check and active[0] == 0 else None
+                if matchers:
+                    for j, i in enumerate(active):
+                        matchers[i].fill_next_token_bitmask(bitmask, j)
+                    xgr.apply_token_bitmask_inplace(scores, bitmask[: len(active)].to(scores.device))
                 chosen = (sampler.perturb(scores, active) if sampler else scores).argmax(-1)
-                if check and active[0] == 0:
-                    trace.append(float(torch.log_softmax(scores[0], dim=-1)[chosen[0]]))
+                if raw0 is not None:
+                    trace.append(float(raw0[chosen[0]]))
                 keep = []
                 for j, (i, t) in enumerate(zip(active, chosen.tolist())):
                     new[i].append(t)
+                    if matchers and not matchers[i].accept_token(t):
+                        raise RuntimeError(f"row {i}: the grammar rejected token {t}, which its mask allowed")
                     if t in self._eos or len(new[i]) >= params.max_new_tokens:
+                        continue
+                    if matchers and matchers[i].is_terminated():
                         continue
                     if stops and any(s in tok.decode(new[i][-tail:], skip_special_tokens=True) for s in stops):
                         continue
