@@ -271,6 +271,23 @@ class TransformersBackend:
         """Forward kwargs computing logits for the last ``n`` positions only (where the model supports it)."""
         return {self._keep_kw: n} if self._keep_kw else {}
 
+    def _check_once(self, flag: str, what: str, instead: str, fast, distance, fallback):
+        """Run a faster path once against its reference and record in ``flag`` whether it is used from
+        then on. ``fast()`` gives the fast path's result; ``distance(result)`` gives (nats to the
+        reference, what was compared). Within ``self._check_tol`` the result is returned; above it, or on
+        any error of either (e.g. a model without custom masks or cache cropping), ``fallback()``'s, with
+        a warning naming ``instead`` (what computes from then on)."""
+        try:
+            out = fast()
+            diff, against = distance(out)
+            ok, why = diff <= self._check_tol, f"max |diff| {against} {diff:.2e} nats"
+        except Exception as exc:  # noqa: BLE001 - any failure means: not this way
+            ok, why = False, f"{type(exc).__name__}: {exc}"
+        setattr(self, flag, ok)
+        log.log(logging.INFO if ok else logging.WARNING, "%s %s (%s, tolerance %g)", what,
+                "in use" if ok else f"NOT used; {instead}", why, self._check_tol)
+        return out if ok else fallback()
+
     # -- generation --------------------------------------------------------
     def _compiled_grammar(self, schema: str):
         """The JSON schema compiled by xgrammar for this tokenizer (compact JSON: with free whitespace
@@ -312,19 +329,18 @@ class TransformersBackend:
             return self._generate_hf(prompts, params, schema, seeds)
         if self._loop_ok:
             return self._generations(ids, self._decode_loop(ids, params, seeds, schema=schema)[0], params)
-        # first batch: check the decoding loop against one full forward over its first row
-        try:
-            new, trace = self._decode_loop(ids, params, seeds, check=True, schema=schema)
+        def distance(run):  # first batch: row 0's chosen tokens against one full forward
+            new, trace = run
             ref = self._chosen_logprobs(ids[0], new[0][: len(trace)])
             diff = max((abs(a - b) for a, b in zip(trace, ref)), default=0.0)
-            ok = diff <= self._check_tol
-            why = f"max |diff| of row 0's {len(trace)} chosen tokens to a full forward {diff:.2e} nats"
-        except Exception as exc:  # noqa: BLE001 - e.g. a cache without row selection
-            ok, why = False, f"{type(exc).__name__}: {exc}"
-        self._loop_ok = ok
-        log.log(logging.INFO if ok else logging.WARNING, "grouped-prefill decoding %s (%s, tolerance %g)",
-                "in use" if ok else "NOT used; transformers' generate decodes", why, self._check_tol)
-        return self._generations(ids, new, params) if ok else self._generate_hf(prompts, params, schema, seeds)
+            return diff, f"of row 0's {len(trace)} chosen tokens to a full forward"
+
+        run = self._check_once("_loop_ok", "grouped-prefill decoding", "transformers' generate decodes",
+                               lambda: self._decode_loop(ids, params, seeds, check=True, schema=schema), distance,
+                               lambda: None)
+        if run is None:  # the check failed: transformers' generate decodes this batch too
+            return self._generate_hf(prompts, params, schema, seeds)
+        return self._generations(ids, run[0], params)
 
     def _generate_hf(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
                      seeds: Sequence[int]) -> list[Generation]:
@@ -548,17 +564,14 @@ class TransformersBackend:
         custom mask or cropped, groups are no longer formed (with a warning)."""
         if self._shared_ok is not None:
             return self._score_group(items, n)
-        try:
-            out = self._score_group(items, n)
+
+        def distance(out):
             ref = self._score_packed(*items[0])
-            diff = max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs))
-            ok, why = diff <= self._check_tol, f"max |diff| to the packed path {diff:.2e} nats"
-        except Exception as exc:  # noqa: BLE001 - e.g. a cache that cannot be cropped
-            ok, why = False, f"{type(exc).__name__}: {exc}"
-        self._shared_ok = ok
-        log.log(logging.INFO if ok else logging.WARNING, "shared-prefix option scoring %s (%s, tolerance %g)",
-                "in use" if ok else "NOT used; items are scored one by one", why, self._check_tol)
-        return out if ok else [self._score_packed(*it) for it in items]
+            return max(abs(a - b) for a, b in zip(out[0].logprobs, ref.logprobs)), "to the packed path"
+
+        return self._check_once("_shared_ok", "shared-prefix option scoring", "items are scored one by one",
+                                lambda: self._score_group(items, n), distance,
+                                lambda: [self._score_packed(*it) for it in items])
 
     def _score_group(self, items: list[tuple[list[int], list[list[int]]]], n: int) -> list[OptionScores]:
         cache = self._prefix_cache(items[0][0][:n])[0]
@@ -574,17 +587,12 @@ class TransformersBackend:
             return self._score_cached(p_ids, opts)
         if self._packed_ok is None:  # first item: check the packed path against the cached one
             cached = self._score_cached(p_ids, opts)
-            tol = self._check_tol
-            try:
-                packed = self._score_packed(p_ids, opts)
-                diff = max(abs(a - b) for a, b in zip(packed.logprobs, cached.logprobs))
-                why = f"max |diff| to the cached-prefix path {diff:.2e} nats, tolerance {tol:g}"
-            except Exception as exc:  # noqa: BLE001 - e.g. an attention kernel without custom masks
-                diff, why = math.inf, f"{type(exc).__name__}: {exc}"
-            self._packed_ok = diff <= tol
-            log.log(logging.INFO if self._packed_ok else logging.WARNING, "packed option scoring %s (%s)",
-                    "in use" if self._packed_ok else "NOT used; the cached-prefix path scores", why)
-            return packed if self._packed_ok else cached
+            return self._check_once(
+                "_packed_ok", "packed option scoring", "the cached-prefix path scores",
+                lambda: self._score_packed(p_ids, opts),
+                lambda packed: (max(abs(a - b) for a, b in zip(packed.logprobs, cached.logprobs)),
+                                "to the cached-prefix path"),
+                lambda: cached)
         return self._score_packed(p_ids, opts) if self._packed_ok else self._score_cached(p_ids, opts)
 
     def _score_packed(self, p_ids: list[int], opts: list[list[int]], cache=None, offset: int = 0) -> OptionScores:
