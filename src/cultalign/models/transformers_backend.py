@@ -189,6 +189,49 @@ def use_onednn_linear(model, rtol: float = 1e-3, pack_rows: int = 16) -> int:
     return len(linears)
 
 
+def growing_kv_layer(keys, values, n: int):
+    """A transformers KV cache layer over preallocated buffers ``keys``/``values`` of shape
+    ``[batch, heads, capacity, head_dim]``, filled up to position ``n``. Its keys and values are views of
+    the first positions, and a decode step writes its token in place where transformers' ``DynamicLayer``
+    concatenates, copying the whole cache every step. Past the capacity the buffers grow (doubling)."""
+    import torch
+    from transformers.cache_utils import DynamicLayer
+
+    class GrowingKVLayer(DynamicLayer):
+        def __init__(self):
+            super().__init__()
+            self._k, self._v, self._n = keys, values, n
+            self.device, self.is_initialized = keys.device, True
+            self._views()
+
+        def _views(self):
+            self.keys, self.values = self._k[..., : self._n, :], self._v[..., : self._n, :]
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            n, add = self._n, key_states.shape[-2]
+            if n + add > self._k.shape[-2]:
+                more = max(add, n)
+                self._k = torch.cat([self._k, self._k.new_zeros(*self._k.shape[:-2], more, self._k.shape[-1])], -2)
+                self._v = torch.cat([self._v, self._v.new_zeros(*self._v.shape[:-2], more, self._v.shape[-1])], -2)
+            self._k[..., n : n + add, :] = key_states
+            self._v[..., n : n + add, :] = value_states
+            self._n = n + add
+            self._views()
+            return self.keys, self.values
+
+        def batch_select_indices(self, indices):
+            self._k, self._v = self._k[indices], self._v[indices]
+            self._views()
+
+        def crop(self, tokens_to_remove: int) -> None:
+            if tokens_to_remove > 0:
+                raise ValueError("crop takes a negative number of positions to remove")
+            self._n -= abs(tokens_to_remove)
+            self._views()
+
+    return GrowingKVLayer()
+
+
 def token_bounded_ranges(lens: Sequence[int], max_new_tokens: int, bound: int) -> list[tuple[int, int]]:
     """Consecutive ranges of a batch of prompts (``lens``: their token counts) in which rows x (longest
     prompt + ``max_new_tokens``) stays within ``bound`` token positions; a row alone may exceed it."""
@@ -405,7 +448,7 @@ class TransformersBackend:
         new: list[list[int]] = [[] for _ in ids]
         trace: list[float] = []
         with torch.inference_mode():
-            logits, cache, mask = self._prefill(ids)
+            logits, cache, mask = self._prefill(ids, room=params.max_new_tokens)
             lens = torch.tensor([len(p) for p in ids], device=self.device)
             active, step = list(range(len(ids))), 0
             while True:
@@ -442,14 +485,16 @@ class TransformersBackend:
                                  **{self._cache_kw: cache})
                 logits, step = out.logits[:, -1], step + 1
 
-    def _prefill(self, ids: list[list[int]]):
+    def _prefill(self, ids: list[list[int]], room: int = 0):
         """Run the prompts once and return (last-position logits, KV cache, attention mask), one row per
         prompt in order, left-padded to a common width. Prompts sharing at least
         ``SHARED_PREFIX_MIN_TOKENS`` leading tokens (``shared_prefix_groups``) run that prefix once; its
         cache is expanded to the group, whose rest runs as one batch padded between prefix and rest.
-        The prompts in no group run as one left-padded batch."""
+        The prompts in no group run as one left-padded batch. The returned cache's layers
+        (``growing_kv_layer``) have ``room`` positions free for decoding."""
         import torch
         from transformers import DynamicCache
+        from transformers.cache_utils import Cache
 
         dev, pad = self.device, self.tokenizer.pad_token_id or 0
         groups = shared_prefix_groups(ids, SHARED_PREFIX_MIN_TOKENS)
@@ -470,23 +515,27 @@ class TransformersBackend:
             out = self.model(input_ids=x.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev),
                              use_cache=True, **{self._cache_kw: cache}, **self._keep(1))
             parts.append((rows, [(la.keys, la.values) for la in cache.layers], mask.to(dev), out.logits[:, -1]))
+        # each part's rows written into one left-padded buffer per layer, in the prompts' order (padding
+        # is zeros: masked positions must hold finite values)
         total = max(p[2].shape[1] for p in parts)
-        order = [0] * len(ids)
-        for j, i in enumerate(i for p in parts for i in p[0]):
-            order[i] = j
-        order_t = torch.tensor(order, device=dev)
-
-        def left_pad(t, dim_from_end):  # pad a part's tensor on the left of its sequence dimension
-            widths = [0, 0] * (dim_from_end - 1) + [total - t.shape[-dim_from_end], 0]
-            return torch.nn.functional.pad(t, widths)
-
-        cache = DynamicCache()
+        rows_t = [torch.tensor(p[0], device=dev) for p in parts]
+        layers = []
         for li in range(len(parts[0][1])):
-            keys = torch.cat([left_pad(p[1][li][0], 2) for p in parts])[order_t]
-            values = torch.cat([left_pad(p[1][li][1], 2) for p in parts])[order_t]
-            cache.update(keys, values, li)
-        mask = torch.cat([left_pad(p[2], 1) for p in parts])[order_t]
-        return torch.cat([p[3] for p in parts])[order_t], cache, mask
+            kv = []
+            for which in (0, 1):
+                like = parts[0][1][li][which]
+                buf = like.new_zeros(len(ids), like.shape[1], total + room, like.shape[3])
+                for rows, p in zip(rows_t, parts):
+                    t = p[1][li][which]
+                    buf[rows, :, total - t.shape[-2] : total] = t
+                kv.append(buf)
+            layers.append(growing_kv_layer(*kv, total))
+        mask = parts[0][2].new_zeros(len(ids), total)
+        logits = parts[0][3].new_empty(len(ids), parts[0][3].shape[-1])
+        for rows, p in zip(rows_t, parts):
+            mask[rows, total - p[2].shape[1] :] = p[2]
+            logits[rows] = p[3]
+        return logits, Cache(layers=layers), mask
 
     def _prefix_cache(self, ids: list[int]):
         """(KV cache, last position's logits) of one token sequence run on its own."""
