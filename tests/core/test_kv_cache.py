@@ -63,3 +63,15 @@ def test_growing_layer_writes_in_place_within_its_room():
     layer.update(nk, nv)
     assert torch.equal(buf_k[..., 3:4, :], nk) and torch.equal(buf_v[..., 3:4, :], nv)  # no copy of the cache
     assert layer.keys.data_ptr() == buf_k.data_ptr()
+
+
+def test_growing_layer_reset_empties_it_and_keeps_its_buffers():
+    k, v = _states(2, 3, seed=9)
+    buf_k, buf_v = torch.zeros(2, 3, 6, 8), torch.zeros(2, 3, 6, 8)
+    buf_k[..., :3, :], buf_v[..., :3, :] = k, v
+    layer = growing_kv_layer(buf_k, buf_v, 3)
+    layer.reset()
+    assert layer.get_seq_length() == 0
+    nk, nv = _states(2, 2, seed=10)
+    keys, values = layer.update(nk, nv)
+    assert torch.equal(keys, nk) and torch.equal(values, nv) and keys.data_ptr() == buf_k.data_ptr()

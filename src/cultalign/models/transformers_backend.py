@@ -223,6 +223,10 @@ def growing_kv_layer(keys, values, n: int):
             self._k, self._v = self._k[indices], self._v[indices]
             self._views()
 
+        def reset(self) -> None:  # empty, buffers kept (DynamicLayer's would drop them)
+            self._n = 0
+            self._views()
+
         def crop(self, tokens_to_remove: int) -> None:
             if tokens_to_remove > 0:
                 raise ValueError("crop takes a negative number of positions to remove")
@@ -372,6 +376,7 @@ class TransformersBackend:
             return self._generate_hf(prompts, params, schema, seeds)
         if self._loop_ok:
             return self._generations(ids, self._decode_loop(ids, params, seeds, schema=schema)[0], params)
+
         def distance(run):  # first batch: row 0's chosen tokens against one full forward
             new, trace = run
             ref = self._chosen_logprobs(ids[0], new[0][: len(trace)])
