@@ -30,6 +30,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from typing import Sequence
@@ -194,11 +195,17 @@ def growing_kv_layer(keys, values, n: int):
     ``[batch, heads, capacity, head_dim]``, filled up to position ``n``. Its keys and values are views of
     the first positions, and a decode step writes its token in place where transformers' ``DynamicLayer``
     concatenates, copying the whole cache every step. Past the capacity the buffers grow (doubling)."""
+    return _growing_kv_layer_class()(keys, values, n)
+
+
+@functools.cache
+def _growing_kv_layer_class():
+    """The class behind ``growing_kv_layer``, defined once on first use (transformers imported lazily)."""
     import torch
     from transformers.cache_utils import DynamicLayer
 
     class GrowingKVLayer(DynamicLayer):
-        def __init__(self):
+        def __init__(self, keys, values, n: int):
             super().__init__()
             self._k, self._v, self._n = keys, values, n
             self.device, self.is_initialized = keys.device, True
@@ -210,9 +217,8 @@ def growing_kv_layer(keys, values, n: int):
         def update(self, key_states, value_states, *args, **kwargs):
             n, add = self._n, key_states.shape[-2]
             if n + add > self._k.shape[-2]:
-                more = max(add, n)
-                self._k = torch.cat([self._k, self._k.new_zeros(*self._k.shape[:-2], more, self._k.shape[-1])], -2)
-                self._v = torch.cat([self._v, self._v.new_zeros(*self._v.shape[:-2], more, self._v.shape[-1])], -2)
+                self._k, self._v = (torch.cat([b, b.new_zeros(*b.shape[:-2], max(add, n), b.shape[-1])], -2)
+                                    for b in (self._k, self._v))
             self._k[..., n : n + add, :] = key_states
             self._v[..., n : n + add, :] = value_states
             self._n = n + add
@@ -233,7 +239,7 @@ def growing_kv_layer(keys, values, n: int):
             self._n -= abs(tokens_to_remove)
             self._views()
 
-    return GrowingKVLayer()
+    return GrowingKVLayer
 
 
 def token_bounded_ranges(lens: Sequence[int], max_new_tokens: int, bound: int) -> list[tuple[int, int]]:
