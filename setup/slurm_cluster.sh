@@ -12,6 +12,8 @@
 # Re-running while the daemons are up is cheap: configs are rewritten only if
 # they changed; a daemon is restarted only if its config changed or it is not
 # running. The script returns when `sinfo` shows the node idle and `sacct` works.
+# When slurmctld was not running (a reboot, a restored snapshot of the machine), the jobs it
+# recovers from its saved state are cancelled and named: their runs are gone.
 #
 # Environment knobs (all optional):
 #   SLURM_TEST_CLUSTER   cluster name            (default: cultalign)
@@ -342,7 +344,27 @@ register_accounting() {
 node_state() { sinfo -h -N -n "$NODE" -o '%T' 2>/dev/null | head -n1; }
 node_idle() { case "$(node_state)" in idle|mixed|allocated) return 0;; *) return 1;; esac; }
 
+# Jobs slurmctld recovers from its saved state when it starts after a reboot, or on a restored
+# snapshot of this machine, belong to runs whose processes are gone: nothing will ever collect them,
+# and on the one node they hold the place of the next run's jobs (the SLURM tests wait for an empty
+# queue).  They are cancelled, and named, only when slurmctld was not running before this script;
+# a restart for a changed config keeps the jobs of a run that is still going.
+cancel_jobs_of_a_previous_boot() {
+  local jobs
+  jobs=$(squeue -h -o '%i %j %T %M %Z' 2>/dev/null || true)
+  [ -n "$jobs" ] || return 0
+  log "cancelling $(printf '%s\n' "$jobs" | wc -l) job(s) recovered from before slurmctld started (their runs are gone):"
+  printf '%s\n' "$jobs" | sed 's/^/[slurm_cluster]   /' >&2
+  # shellcheck disable=SC2046
+  scancel $(printf '%s\n' "$jobs" | awk '{print $1}') || true
+  wait_for "the recovered jobs to leave the queue" 120 queue_empty \
+    || log "still queued: $(squeue -h -o '%i %T' | tr '\n' ' ')"
+}
+queue_empty() { [ -z "$(squeue -h -o %i 2>/dev/null)" ]; }
+
 start_slurm() {
+  local ctld_was_running=0
+  pid_alive "$CTLD_PID" && ctld_was_running=1
   if [ "$CHANGED_CTL" = 1 ] || ! pid_alive "$CTLD_PID" || ! pid_alive "$SLURMD_PID"; then
     stop_pidfile slurmd "$SLURMD_PID"
     stop_pidfile slurmctld "$CTLD_PID"
@@ -363,6 +385,7 @@ start_slurm() {
       *) dump_logs; die "node $NODE not idle (state '$st')" ;;
     esac
   fi
+  [ "$ctld_was_running" = 1 ] || cancel_jobs_of_a_previous_boot
 }
 
 check_sacct() {

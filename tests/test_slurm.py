@@ -306,3 +306,36 @@ def test_slurm_jobs_run_on_the_cpus_they_were_allocated(slurm_cluster, tmp_path)
     cpus = [(tmp_path / f"probe{i}.out").read_text().strip() for i in range(2)]
     assert all(len(json.loads(c)) == 1 for c in cpus), cpus  # one CPU each, what -c 1 allocated
     assert cpus[0] != cpus[1], f"both jobs ran on CPU {cpus[0]}: jobs are not bound to their allocation"
+
+
+def test_cluster_start_cancels_the_jobs_of_a_previous_boot(slurm_cluster, tmp_path):
+    """A job slurmctld recovers from its saved state when it starts anew (after a reboot, or on a
+    restored snapshot of the machine) belongs to a run that is gone; ``setup/slurm_cluster.sh``
+    cancels it and names it, so the next run's jobs do not wait behind it.  A CI run once waited its
+    whole queue guard (1800 s) on two such jobs.  The daemons are stopped (slurmctld saves its state
+    on the way down) and started again around a running job."""
+    script = ROOT / "setup" / "slurm_cluster.sh"
+    sub = _run(["sbatch", "--parsable", "-A", TEST_ACCOUNT, "-c", "1", "--mem=100", "-t", "10",
+                "-J", "previous-boot", "-o", str(tmp_path / "job.out"), "--wrap", "sleep 300"])
+    assert sub.returncode == 0, sub.stderr
+    job = sub.stdout.strip().split(";")[0]
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and f"{job} previous-boot RUNNING" not in " ".join(queued_jobs()):
+            time.sleep(1)
+        assert f"{job} previous-boot RUNNING" in " ".join(queued_jobs()), queued_jobs()
+        stop = _run(["bash", str(script), "stop"], timeout=120)
+        assert stop.returncode == 0, stop.stderr
+        start = _run(["bash", str(script), "start"], timeout=300)
+        assert start.returncode == 0, start.stderr
+        assert "cancelling 1 job(s) recovered from before slurmctld started" in start.stderr, start.stderr
+        assert re.search(rf"\b{job} previous-boot RUNNING\b", start.stderr), start.stderr
+        assert queued_jobs() == []
+        state = _run(["sacct", "-n", "-X", "-P", "-j", job, "-o", "State"]).stdout.split()
+        assert state and state[0].startswith("CANCELLED"), state
+        # a second start, with slurmctld running, cancels nothing
+        again = _run(["bash", str(script), "start"], timeout=300)
+        assert again.returncode == 0 and "cancelling" not in again.stderr, again.stderr
+    finally:
+        _run(["bash", str(script), "start"], timeout=300)
+        _run(["scancel", job])
