@@ -383,18 +383,18 @@ class TransformersBackend:
         if self._loop_ok:
             return self._generations(ids, self._decode_loop(ids, params, seeds, schema=schema)[0], params)
 
-        def distance(run):  # first batch: row 0's chosen tokens against one full forward
-            new, trace = run
-            ref = self._chosen_logprobs(ids[0], new[0][: len(trace)])
+        def fast():  # first batch: decoded with row 0's chosen-token log-probs traced
+            new, trace = self._decode_loop(ids, params, seeds, check=True, schema=schema)
+            return self._generations(ids, new, params), new[0], trace
+
+        def distance(run):  # row 0's chosen tokens against one full forward
+            _, row0, trace = run
+            ref = self._chosen_logprobs(ids[0], row0[: len(trace)])
             diff = max((abs(a - b) for a, b in zip(trace, ref)), default=0.0)
             return diff, f"of row 0's {len(trace)} chosen tokens to a full forward"
 
-        run = self._check_once("_loop_ok", "grouped-prefill decoding", "transformers' generate decodes",
-                               lambda: self._decode_loop(ids, params, seeds, check=True, schema=schema), distance,
-                               lambda: None)
-        if run is None:  # the check failed: transformers' generate decodes this batch too
-            return self._generate_hf(prompts, params, schema, seeds)
-        return self._generations(ids, run[0], params)
+        return self._check_once("_loop_ok", "grouped-prefill decoding", "transformers' generate decodes",
+                                fast, distance, lambda: (self._generate_hf(prompts, params, schema, seeds),))[0]
 
     def _generate_hf(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
                      seeds: Sequence[int]) -> list[Generation]:
