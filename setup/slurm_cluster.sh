@@ -58,15 +58,13 @@ die() { log "ERROR: $*"; exit 1; }
 # A pid file can outlive its process (a reboot, a restored snapshot of the machine) and its pid be
 # reused, so the recorded process counts only if it is the daemon the file is named after.
 pid_alive() {  # pidfile -> 0 if the recorded process lives and is that file's daemon
-  local f=$1 p comm
+  local f=$1 p comm daemon
   [ -s "$f" ] || return 1
   p=$(tr -dc 0-9 <"$f")
   [ -n "$p" ] && kill -0 "$p" 2>/dev/null || return 1
   comm=$(cat "/proc/$p/comm" 2>/dev/null) || return 1
-  case "$(basename "$f" .pid)" in
-    mysqld) [ "$comm" = mariadbd ] || [ "$comm" = mysqld ] ;;
-    *) [ "$comm" = "$(basename "$f" .pid)" ] ;;
-  esac
+  daemon=$(basename "$f" .pid)
+  [ "$comm" = "$daemon" ] || { [ "$daemon" = mysqld ] && [ "$comm" = mariadbd ]; }
 }
 
 stop_pidfile() {  # name pidfile
