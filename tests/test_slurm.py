@@ -88,16 +88,23 @@ def queued_jobs() -> list[str]:
     return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
+def poll_queue(done, max_wait_s: float, poll_s: float) -> list[str]:
+    """Read the queue every ``poll_s`` until ``done(queue lines)`` or ``max_wait_s``; the last reading."""
+    deadline = time.monotonic() + max_wait_s
+    jobs = queued_jobs()
+    while not done(jobs) and time.monotonic() < deadline:
+        time.sleep(poll_s)
+        jobs = queued_jobs()
+    return jobs
+
+
 def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -> None:
     """Wait until no job is queued or running on the test cluster, at most ``max_wait_s``; then fail
     naming the jobs (another run's jobs on the one node, not this test's fault to wait out silently)."""
-    t0 = time.monotonic()
     jobs = queued_jobs()
     if jobs:
         print(f"[slurm] waiting for {len(jobs)} job(s) of another run to leave the queue: {jobs[:5]}")
-    while jobs and time.monotonic() - t0 < max_wait_s:
-        time.sleep(poll_s)
-        jobs = queued_jobs()
+        jobs = poll_queue(lambda q: not q, max_wait_s, poll_s)
     if jobs:
         pytest.fail(f"the test cluster's queue is still busy (or unreadable) after {max_wait_s} s, with jobs "
                     f"this test did not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)
@@ -320,10 +327,9 @@ def test_cluster_start_cancels_the_jobs_of_a_previous_boot(slurm_cluster, tmp_pa
     assert sub.returncode == 0, sub.stderr
     job = sub.stdout.strip().split(";")[0]
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and f"{job} previous-boot RUNNING" not in " ".join(queued_jobs()):
-            time.sleep(1)
-        assert f"{job} previous-boot RUNNING" in " ".join(queued_jobs()), queued_jobs()
+        running = f"{job} previous-boot RUNNING"
+        jobs = poll_queue(lambda q: running in " ".join(q), 60, 1)
+        assert running in " ".join(jobs), jobs
         stop = _run(["bash", str(script), "stop"], timeout=120)
         assert stop.returncode == 0, stop.stderr
         start = _run(["bash", str(script), "start"], timeout=300)

@@ -46,16 +46,18 @@ SCORE_ITEMS = [
      ["Not at all acceptable", "Somewhat acceptable", "Completely acceptable"]),
 ]
 # a long shared prompt: the prefix-cached scoring path against the prompt_logprobs path
-LONG_PROMPT = " ".join(f"Note {i}: in town {i} people greet each other with a nod." for i in range(50)) + (
+# (20 notes, about 300 tokens: many KV blocks to read from the cache; the prompt_logprobs path re-runs
+# the prompt per option, 19 s for 50 notes on 2 cores, so the prompt is kept no longer than that)
+LONG_PROMPT = " ".join(f"Note {i}: in town {i} people greet each other with a nod." for i in range(20)) + (
     " How common is nodding as a greeting in these towns?")
 LONG_OPTIONS = ["Very rare", "Rare", "Common", "Very common", "Universal"]
-# answers of ~40-60 tokens each, like Big5Chat's options (written for this test)
+# answers of ~40-60 tokens each, like Big5Chat's options (written for this test); three of them: the
+# prefix-cached path sends one request per option token (five answers took 47 s of the cold run)
 ANSWER_PROMPT = "A friend asks you to help them move house on your only free day. What do you do?"
 ANSWER_OPTIONS = [
     f"{lead} I would think about how much the move matters to them, how tired I already am this week, "
     f"and whether another day could work for both of us before I give them my answer {i}."
     for i, lead in enumerate(["Say yes at once.", "Say yes, but only for the morning.",
-                              "Offer to pay for movers instead.", "Ask a few other friends to share the work.",
                               "Say no kindly and explain why."])
 ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cultalign.core.runlog import local_rules, parse_log, summary
+from cultalign.core.runlog import parse_log, summary
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,15 +44,10 @@ def test_parse_log_jobs_sbatch_and_failures():
     assert run.rules_run() == {"smoke_generate", "monopolet_gather_sections"}
     assert run.failed_rules == ["pact_construct"]
     assert run.wall_s == 60
-    # pact_expand started without sbatch and is not a local rule: reported
-    assert [j.rule for j in run.not_through_sbatch({"monopolet_gather_sections"})] == ["pact_expand"]
-    text = summary(run, {"monopolet_gather_sections"})
+    # pact_expand started without sbatch and Snakemake did not log it as local: reported
+    assert [j.rule for j in run.not_through_sbatch()] == ["pact_expand"]
+    assert run.local_rules() == {"monopolet_gather_sections"}
+    text = summary(run)
     assert "jobs finished: 2 of 4 started; through sbatch: 2; rules run: 2; wall time: 60 s" in text
     assert "failed: pact_construct" in text and "ran without sbatch: pact_expand" in text
 
-
-def test_local_rules_are_read_from_the_rule_files():
-    local = local_rules(ROOT / "rules")
-    assert {"claims", "download_file", "monopolet_gather_sections"} <= local
-    # model rules run on compute nodes
-    assert not {"pact_behaviour", "personas_mcs", "monopolet_answers", "smoke_generate"} & local
