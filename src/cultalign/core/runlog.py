@@ -5,8 +5,8 @@ checks it: every job of the run finished, every job Snakemake did not run on the
 went through ``sbatch``, and every rule of the paper DAG ran.  Which jobs ran on the submit
 host is Snakemake's own word (``localrule NAME:`` in the log, from the rules' ``localrule:
 True``); the rule files are not scanned again here, because rules are also defined in loops
-(``name: f"..."``) and under conditions, which a scan of ``rule NAME:`` lines misses.  It also says which stand-in
-served each model role of the configuration.
+(``name: f"..."``) and under conditions, which a scan of ``rule NAME:`` lines misses.  It
+also says which stand-in served each model role of the configuration.
 
     python -m cultalign.core.runlog .snakemake/log/<run>.snakemake.log \\
         --configfile config/paper.yaml config/rehearsal.yaml
