@@ -27,15 +27,12 @@ from conftest import SHARED_DATA, copy_worktree, ensure_default_model
 from cultalign.core.runlog import parse_log, summary
 from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
-from workflow import logs_with_logging_errors, paper_stand_ins, planned_jobs, rules_of
+from workflow import logs_with_logging_errors, model_rules, paper_stand_ins, planned_jobs, rules_of
 
 pytestmark = [pytest.mark.slurm, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 3600
-# rules that call a model (one per study and stage kind); each must have gone through sbatch
-MODEL_RULES = {"smoke_generate", "pact_construct", "pact_behaviour", "pact_survey", "personas_questions",
-               "personas_mcs", "personas_oeg", "monopolet_sections", "monopolet_answers", "monopolet_match"}
 
 
 def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
@@ -68,9 +65,11 @@ def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
 
     stray = run.not_through_sbatch()
     assert not stray, f"jobs Snakemake did not run locally that did not go through sbatch: {stray}"
-    # the model rules run on compute nodes: none of them is a local rule
-    assert not MODEL_RULES & run.local_rules(), sorted(MODEL_RULES & run.local_rules())
-    assert MODEL_RULES <= {j.rule for j in run.submitted()}, sorted(MODEL_RULES - {j.rule for j in run.submitted()})
+    # the rules that call a model run on compute nodes: every job of them went through sbatch
+    models = model_rules() & run.rules_run()
+    assert models, "no rule that calls a model ran"
+    assert not models & run.local_rules(), sorted(models & run.local_rules())
+    assert models <= {j.rule for j in run.submitted()}, sorted(models - {j.rule for j in run.submitted()})
     assert all(j.finished for j in run.jobs.values()), [j for j in run.jobs.values() if not j.finished]
     bad_logs = logs_with_logging_errors(work)
     assert not bad_logs, f"rule logs with a log call that failed to format: {bad_logs}"

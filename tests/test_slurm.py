@@ -88,10 +88,11 @@ def queued_jobs() -> list[str]:
     return [line.strip() for line in out.stdout.splitlines() if line.strip()]
 
 
-def poll_queue(done, max_wait_s: float, poll_s: float) -> list[str]:
-    """Read the queue every ``poll_s`` until ``done(queue lines)`` or ``max_wait_s``; the last reading."""
+def poll_queue(done, max_wait_s: float, poll_s: float, jobs: list[str] | None = None) -> list[str]:
+    """Read the queue every ``poll_s`` until ``done(queue lines)`` or ``max_wait_s``; the last reading.
+    ``jobs``: a reading the caller already has (it is not taken again)."""
     deadline = time.monotonic() + max_wait_s
-    jobs = queued_jobs()
+    jobs = queued_jobs() if jobs is None else jobs
     while not done(jobs) and time.monotonic() < deadline:
         time.sleep(poll_s)
         jobs = queued_jobs()
@@ -104,7 +105,7 @@ def wait_for_empty_queue(max_wait_s: int = QUEUE_WAIT_S, poll_s: float = 10.0) -
     jobs = queued_jobs()
     if jobs:
         print(f"[slurm] waiting for {len(jobs)} job(s) of another run to leave the queue: {jobs[:5]}")
-        jobs = poll_queue(lambda q: not q, max_wait_s, poll_s)
+        jobs = poll_queue(lambda q: not q, max_wait_s, poll_s, jobs)
     if jobs:
         pytest.fail(f"the test cluster's queue is still busy (or unreadable) after {max_wait_s} s, with jobs "
                     f"this test did not submit (another run on the same cluster?): {jobs[:10]}", pytrace=False)

@@ -46,7 +46,7 @@ SCORE_ITEMS = [
      ["Not at all acceptable", "Somewhat acceptable", "Completely acceptable"]),
 ]
 # a long shared prompt: the prefix-cached scoring path against the prompt_logprobs path
-# (20 notes, about 300 tokens: many KV blocks to read from the cache; the prompt_logprobs path re-runs
+# (20 notes, 381 tokens in the chat template: many KV blocks to read from the cache; the prompt_logprobs path re-runs
 # the prompt per option, 19 s for 50 notes on 2 cores, so the prompt is kept no longer than that)
 LONG_PROMPT = " ".join(f"Note {i}: in town {i} people greet each other with a nod." for i in range(20)) + (
     " How common is nodding as a greeting in these towns?")

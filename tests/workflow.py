@@ -61,6 +61,17 @@ def rules_of(jobs: list[PlannedJob], reason: str | None = None) -> set[str]:
     return {j.rule for j in jobs if reason is None or any(r.startswith(reason) for r in j.reasons)}
 
 
+def model_rules() -> set[str]:
+    """Rules with an `llm` param (they call a model), read from the rule files (every model rule is a
+    top-level ``rule NAME:``)."""
+    out = set()
+    for f in (ROOT / "rules").rglob("*.smk"):
+        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", f.read_text(), re.S | re.M):
+            if re.search(r"^\s+llm=", m.group(2), re.M):
+                out.add(m.group(1))
+    return out
+
+
 PARAMS_CHANGED = "Params have changed since last execution"
 
 

@@ -2,7 +2,6 @@
 model rule of the paper DAG in the table."""
 
 import copy
-import re
 from pathlib import Path
 
 import pandas as pd
@@ -115,28 +114,18 @@ def test_paper_counts_follow_the_config(paper_cfg):
     assert (_rows(df2, "monopolet_answers")["requests"] == 100).all()
 
 
-def _model_rules() -> set[str]:
-    """Rules with an `llm` param (they call a model), read from the rule files."""
-    out = set()
-    for f in (ROOT / "rules").rglob("*.smk"):
-        for m in re.finditer(r"^rule (\w+):\n(.*?)(?=^rule |\Z)", f.read_text(), re.S | re.M):
-            if re.search(r"^\s+llm=", m.group(2), re.M):
-                out.add(m.group(1))
-    return out
-
-
 @pytest.mark.slow
 def test_every_model_rule_of_the_paper_dag_is_planned(paper_cfg, smollm2_dir, tmp_path):
     """The paper DAG (config/paper.yaml with stand-ins for the inputs a checkout lacks, dry run): each of
     its rules that calls a model has a row in the table, computed with SmolLM2's real tokenizer."""
-    from workflow import paper_stand_ins, planned_jobs, rules_of
+    from workflow import model_rules, paper_stand_ins, planned_jobs, rules_of
 
     dag = rules_of(planned_jobs(ROOT, "--configfile", "config/paper.yaml", paper_stand_ins(tmp_path)))
-    model_rules = dag & _model_rules()
-    assert {"pact_behaviour", "personas_mcs", "monopolet_match", "smoke_generate"} <= model_rules
+    models = dag & model_rules()
+    assert {"pact_behaviour", "personas_mcs", "monopolet_match", "smoke_generate"} <= models
     df = plan(paper_cfg, Tokens.from_dir(smollm2_dir))
-    assert model_rules <= set(df["rule"]), model_rules - set(df["rule"])
-    assert set(df["rule"]) <= _model_rules()
+    assert models <= set(df["rule"]), models - set(df["rule"])
+    assert set(df["rule"]) <= model_rules()
     # the rendered prompts are real text: a PACT decision prompt is a few hundred tokens
     beh = df[df["rule"] == "pact_behaviour"].iloc[0]
     assert 150 < beh["prompt_tokens"] / beh["requests"] < 1000

@@ -2,11 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from cultalign.core.runlog import parse_log, summary
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # Lines as Snakemake 9.27 with the SLURM executor writes them (shape taken from a rehearsal log).
 LOG = """\
