@@ -33,7 +33,13 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" 
   # the pinned set through uv, which fetches wheels in parallel: about 4 GB of them (torch
   # 2.14.1 with its CUDA libraries, the only build of it on PyPI), which pip fetched one by
   # one in about 3 minutes (docs/benchmarks.md, "Install with uv")
-  uvpip() { .venv/bin/uv pip install -q --python .venv/bin/python "$@"; }
+  # (uv reads no pip.conf: the system's CA store for TLS, as pip's `cert` setting here; should
+  # uv fail, for an index only pip is configured for say, pip installs the same lists)
+  uvpip() {
+    .venv/bin/uv pip install -q --system-certs --python .venv/bin/python "$@" || {
+      echo "[install] uv pip install $* failed (exit $?): installing with pip"
+      .venv/bin/pip install -q "$@"; }
+  }
   uvpip -r requirements/cpu.txt
   uvpip --no-deps -r requirements/nodeps.txt
   uvpip --no-deps --no-build-isolation -e .

