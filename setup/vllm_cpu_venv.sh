@@ -13,7 +13,7 @@
 #
 # Idempotent: a stamp (hash of this script + pyproject.toml) makes a rerun a
 # no-op.  Run from anywhere; paths are relative to the repository root.
-# Measured from scratch on 2 cores: about 50 s (docs/benchmarks.md, "Install with uv").
+# Measured from scratch on 2 cores: about 60 s (docs/benchmarks.md, "Install with uv").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
