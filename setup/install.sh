@@ -23,26 +23,18 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 PY=${PYTHON:-python3.11}
-UV_VERSION=0.13.9
 command -v "$PY" >/dev/null || PY=python3
 stamp=$(cat requirements/cpu.txt requirements/nodeps.txt pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" ]; then
   echo "[install] venv .venv (pinned: requirements/cpu.txt)"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
-  .venv/bin/pip install -q --upgrade "pip==25.3" "uv==$UV_VERSION"
-  # the pinned set through uv, which fetches wheels in parallel: about 4 GB of them (torch
-  # 2.14.1 with its CUDA libraries, the only build of it on PyPI), which pip fetched one by
-  # one in about 3 minutes (docs/benchmarks.md, "Install with uv")
-  # (uv reads no pip.conf: the system's CA store for TLS, as pip's `cert` setting here; should
-  # uv fail, for an index only pip is configured for say, pip installs the same lists)
-  uvpip() {
-    .venv/bin/uv pip install -q --system-certs --compile-bytecode --python .venv/bin/python "$@" || {
-      echo "[install] uv pip install $* failed (exit $?): installing with pip"
-      .venv/bin/pip install -q "$@"; }
-  }
-  uvpip -r requirements/cpu.txt
-  uvpip --no-deps -r requirements/nodeps.txt
-  uvpip --no-deps --no-build-isolation -e .
+  # the pinned set through uv (setup/uvpip.sh): about 4 GB of wheels (torch 2.14.1 with its
+  # CUDA libraries, the only build of it on PyPI), which pip fetched one by one in about 3 minutes
+  source setup/uvpip.sh
+  uv_setup .venv
+  uvpip .venv -r requirements/cpu.txt
+  uvpip .venv --no-deps -r requirements/nodeps.txt
+  uvpip .venv --no-deps --no-build-isolation -e .
   echo "$stamp" > .venv/.stamp
 fi
 echo "[install] ok: $(.venv/bin/python --version), snakemake $(.venv/bin/snakemake --version)"

