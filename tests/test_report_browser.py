@@ -41,7 +41,7 @@ def _text(caption_html: str) -> str:
 
 
 def test_report_shows_every_figure_and_table_with_its_caption(report_file):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     work = report_file.parents[1]
     figures = {str(p.relative_to(work)) for p in (work / "results").glob("*/figures/*.png")}
@@ -81,27 +81,30 @@ def test_report_shows_every_figure_and_table_with_its_caption(report_file):
 
         # click through the report as a reader: each category, each section, each entry
         by_uri = {r["data_uri"]: p for p, r in results.items()}
+        assert len({_uri_key(u) for u in by_uri}) == len(results), "two entries with the same content"
         shown: set[str] = set()
         for category, sections in sorted(categories.items()):
             for section, paths in sorted(sections.items()):
-                def open_section():
-                    page.goto(url)
-                    name = category if len(categories) > 1 else "Results"
-                    page.get_by_role("link", name=name, exact=True).click()
-                    if len(sections) > 1:
-                        page.get_by_role("link", name=section, exact=True).click()
-                    rows = page.locator("tbody tr")
-                    rows.first.wait_for()
-                    return rows
-
-                rows = open_section()
+                # the page is loaded once per section (a load of the 10 MB report takes about a
+                # second); between entries the list comes back through the breadcrumbs, as a reader
+                # goes back
+                page.goto(url)
+                name = category if len(categories) > 1 else "Results"
+                page.get_by_role("link", name=name, exact=True).click()
+                if len(sections) > 1:
+                    page.get_by_role("link", name=section, exact=True).click()
+                rows = page.locator("tbody tr")
+                rows.first.wait_for()
                 listed = [rows.nth(i).locator("td").first.inner_text() for i in range(rows.count())]
                 assert listed == sorted(listed), f"{category} / {section}: rows out of order {listed}"
                 assert rows.count() == len(paths), f"{category} / {section}: {rows.count()} rows, {len(paths)} entries"
                 for i in range(len(paths)):
-                    rows = open_section()
+                    if i:  # from the entry's information back to the section's list
+                        page.locator("nav ol a").nth(-2).click()
+                        expect(rows).to_have_count(len(paths))
+                        expect(rows.first.locator("td").first).to_have_text(listed[0])
                     rows.nth(i).locator("a[iconname=eye]").click()
-                    path = _check_content(page, by_uri, problems)
+                    path = _check_content(page, by_uri, problems, shown_before=shown)
                     shown.add(path)
                     rows.nth(i).locator("a[iconname=information-circle]").click()
                     page.get_by_text("Description").first.wait_for()
@@ -113,17 +116,29 @@ def test_report_shows_every_figure_and_table_with_its_caption(report_file):
     assert problems == []
 
 
-def _check_content(page, by_uri: dict[str, str], problems: list[str]) -> str:
-    """The entry on display: a figure (a decoded PNG) or a table page (an HTML table with a
-    header row and, for a result from synthetic inputs, the visible mark)."""
+def _uri_key(uri: str) -> str:
+    """A short key of a data URI (its length and its end) to wait on in the page without sending
+    megabytes of URIs to it."""
+    return f"{len(uri)}:{uri[-96:]}"
+
+
+def _check_content(page, by_uri: dict[str, str], problems: list[str], shown_before: set[str]) -> str:
+    """The entry on display, once it replaced the one before (the page is not reloaded between
+    entries, so the wait is for a figure or table page not shown yet): a figure (a decoded PNG)
+    or a table page (an HTML table with a header row)."""
+    waiting = [_uri_key(u) for u, p in by_uri.items() if p not in shown_before]
+    page.wait_for_function(
+        """keys => {
+            const el = document.querySelector("img[src^='data:image/png'], iframe");
+            if (el === null) return false;
+            const src = el.getAttribute("src") || "";
+            return keys.includes(src.length + ":" + src.slice(-96));
+        }""", arg=waiting)
     img = page.locator("img[src^='data:image/png']")
     frame = page.locator("iframe")
-    page.wait_for_function("() => document.querySelector(\"img[src^='data:image/png'], iframe\") !== null")
     if img.count():
-        img.first.wait_for()
         page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.first.element_handle())
-        path = by_uri[img.first.get_attribute("src")]
-        return path
+        return by_uri[img.first.get_attribute("src")]
     path = by_uri[frame.first.get_attribute("src")]
     doc = page.frame_locator("iframe").first
     doc.locator("table").first.wait_for()
