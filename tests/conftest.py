@@ -138,13 +138,31 @@ def copy_worktree(dest: Path, link_models: bool = True) -> Path:
 def small_run(tmp_path_factory) -> Path:
     """A copy of the checkout in which the small test config has run end to end
     (every study, real default model, request cache inside the copy).  Read-only
-    for tests: a test that edits a file there restores it."""
+    for tests: a test that edits a file there restores it.
+
+    In pytest-xdist workers (README command 2), the first worker to ask runs it once under a
+    file lock in the workers' common folder, and each worker then tests its own copy of it (a
+    test of one worker edits and restores a module there, while the other plans jobs)."""
     from workflow import SMALL_CONFIG, snakemake
 
     ensure_default_model()
-    work = copy_worktree(tmp_path_factory.mktemp("small") / "work")
-    out = snakemake(work, "--cores", "2", "--configfile", SMALL_CONFIG)
-    assert out.returncode == 0, out.stderr[-6000:]
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        work = copy_worktree(tmp_path_factory.mktemp("small") / "work")
+        out = snakemake(work, "--cores", "2", "--configfile", SMALL_CONFIG)
+        assert out.returncode == 0, out.stderr[-6000:]
+        return work
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp().parent / "small-shared"
+    with FileLock(str(shared) + ".lock"):
+        if not (shared / "done").exists():
+            shared.mkdir(exist_ok=True)
+            w = copy_worktree(shared / "work")
+            out = snakemake(w, "--cores", "2", "--configfile", SMALL_CONFIG)
+            assert out.returncode == 0, out.stderr[-6000:]
+            (shared / "done").touch()
+    work = tmp_path_factory.mktemp("small") / "work"
+    shutil.copytree(shared / "work", work, symlinks=True)
     return work
 
 

@@ -29,7 +29,7 @@ from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
 from workflow import logs_with_logging_errors, model_rules, paper_stand_ins, planned_jobs, rules_of
 
-pytestmark = [pytest.mark.slurm, pytest.mark.slow]
+pytestmark = [pytest.mark.slurm, pytest.mark.slow, pytest.mark.rehearsal]
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT_S = 3600

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import pytest
+from core.test_error_tail import FAILING_SCRIPT, SNAKEFILE
 
 from conftest import copy_worktree
 
@@ -346,3 +347,28 @@ def test_cluster_start_cancels_the_jobs_of_a_previous_boot(slurm_cluster, tmp_pa
     finally:
         _run(["bash", str(script), "start"], timeout=300)
         _run(["scancel", job])
+
+
+@pytest.mark.slow
+@pytest.mark.slurm
+def test_failed_slurm_job_cause_on_terminal(tmp_path):
+    """The same failing job through the SLURM test profile (sbatch, sacct) together with the workflow
+    profile: the terminal shows the cause from the rule log (and from the SLURM job log)."""
+
+    if problem := _cluster_problem():
+        pytest.skip(problem)
+    wait_for_empty_queue()
+    (tmp_path / "Snakefile").write_text(SNAKEFILE)
+    (tmp_path / "fail.py").write_text(FAILING_SCRIPT)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.tsv").write_text("x\n1\n")
+    shutil.copytree(ROOT / "profiles", tmp_path / "profiles")
+    shutil.copytree(ROOT / "tests" / "slurm" / "profile", tmp_path / "tests" / "slurm" / "profile")
+    env = {**_env(), "PYTHONPATH": str(ROOT / "src")}
+    out = subprocess.run([sys.executable, "-m", "snakemake", "--profile", "tests/slurm/profile"], cwd=tmp_path,
+                         capture_output=True, text=True, env=env, timeout=600)
+    terminal = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert "Using profiles tests/slurm/profile and workflow specific profile profiles/default" in terminal
+    cause = "ERROR ValueError: in/a.tsv, row 3, field 'score': expected a number, got 'abc'"
+    assert "Logfile logs/fail_b.log:" in terminal and cause in terminal, terminal[-3000:]

@@ -41,3 +41,14 @@ def test_a_failing_squeue_is_not_an_empty_queue(monkeypatch):
     assert listing == ["(squeue failed, exit 1: slurm_load_jobs error: Unable to contact slurm controller)"]
     with pytest.raises(pytest.fail.Exception, match=r"squeue failed, exit 1"):
         test_slurm.wait_for_empty_queue(max_wait_s=0.05, poll_s=0.01)
+
+
+def test_every_slurm_test_but_the_rehearsal_is_in_test_slurm():
+    """README command 2 runs the slow tests in two workers, a test file per worker
+    (``--dist loadfile``): SLURM tests of two files could run at once on the one test node, and
+    one of them restarts the cluster."""
+    from pathlib import Path
+
+    tests, mark = Path(__file__).parent, "pytest.mark." + "slurm"
+    where = sorted(str(p.relative_to(tests)) for p in tests.rglob("test_*.py") if mark in p.read_text())
+    assert where == ["test_rehearsal.py", "test_slurm.py"], where

@@ -77,27 +77,3 @@ def test_failed_job_cause_on_terminal_and_last_in_log(tmp_path):
     assert any(line.startswith("Traceback") for line in log_lines)
 
 
-@pytest.mark.slow
-@pytest.mark.slurm
-def test_failed_slurm_job_cause_on_terminal(tmp_path):
-    """The same failing job through the SLURM test profile (sbatch, sacct) together with the workflow
-    profile: the terminal shows the cause from the rule log (and from the SLURM job log)."""
-    from test_slurm import _cluster_problem, _env, wait_for_empty_queue
-
-    if problem := _cluster_problem():
-        pytest.skip(problem)
-    wait_for_empty_queue()
-    (tmp_path / "Snakefile").write_text(SNAKEFILE)
-    (tmp_path / "fail.py").write_text(FAILING_SCRIPT)
-    (tmp_path / "in").mkdir()
-    (tmp_path / "in" / "a.tsv").write_text("x\n1\n")
-    shutil.copytree(ROOT / "profiles", tmp_path / "profiles")
-    shutil.copytree(ROOT / "tests" / "slurm" / "profile", tmp_path / "tests" / "slurm" / "profile")
-    env = {**_env(), "PYTHONPATH": str(ROOT / "src")}
-    out = subprocess.run([sys.executable, "-m", "snakemake", "--profile", "tests/slurm/profile"], cwd=tmp_path,
-                         capture_output=True, text=True, env=env, timeout=600)
-    terminal = out.stdout + out.stderr
-    assert out.returncode != 0
-    assert "Using profiles tests/slurm/profile and workflow specific profile profiles/default" in terminal
-    cause = "ERROR ValueError: in/a.tsv, row 3, field 'score': expected a number, got 'abc'"
-    assert "Logfile logs/fail_b.log:" in terminal and cause in terminal, terminal[-3000:]
