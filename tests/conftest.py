@@ -145,23 +145,23 @@ def small_run(tmp_path_factory) -> Path:
     test of one worker edits and restores a module there, while the other plans jobs)."""
     from workflow import SMALL_CONFIG, snakemake
 
-    ensure_default_model()
-    if not os.environ.get("PYTEST_XDIST_WORKER"):
-        work = copy_worktree(tmp_path_factory.mktemp("small") / "work")
-        out = snakemake(work, "--cores", "2", "--configfile", SMALL_CONFIG)
+    def run(work: Path) -> Path:
+        out = snakemake(copy_worktree(work), "--cores", "2", "--configfile", SMALL_CONFIG)
         assert out.returncode == 0, out.stderr[-6000:]
         return work
+
+    ensure_default_model()
+    work = tmp_path_factory.mktemp("small") / "work"
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return run(work)
     from filelock import FileLock
 
     shared = tmp_path_factory.getbasetemp().parent / "small-shared"
     with FileLock(str(shared) + ".lock"):
         if not (shared / "done").exists():
             shared.mkdir(exist_ok=True)
-            w = copy_worktree(shared / "work")
-            out = snakemake(w, "--cores", "2", "--configfile", SMALL_CONFIG)
-            assert out.returncode == 0, out.stderr[-6000:]
+            run(shared / "work")
             (shared / "done").touch()
-    work = tmp_path_factory.mktemp("small") / "work"
     shutil.copytree(shared / "work", work, symlinks=True)
     return work
 

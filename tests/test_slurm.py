@@ -349,14 +349,10 @@ def test_cluster_start_cancels_the_jobs_of_a_previous_boot(slurm_cluster, tmp_pa
         _run(["scancel", job])
 
 
-@pytest.mark.slow
-@pytest.mark.slurm
-def test_failed_slurm_job_cause_on_terminal(tmp_path):
-    """The same failing job through the SLURM test profile (sbatch, sacct) together with the workflow
-    profile: the terminal shows the cause from the rule log (and from the SLURM job log)."""
-
-    if problem := _cluster_problem():
-        pytest.skip(problem)
+def test_failed_slurm_job_cause_on_terminal(slurm_cluster, tmp_path):
+    """The failing job of tests/core/test_error_tail.py through the SLURM test profile (sbatch, sacct)
+    together with the workflow profile: the terminal shows the cause from the rule log (and from the
+    SLURM job log)."""
     wait_for_empty_queue()
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     (tmp_path / "fail.py").write_text(FAILING_SCRIPT)
