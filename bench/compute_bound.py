@@ -25,7 +25,11 @@ In one run:
    the workflow's backend; the least time for the same prompts and greedy outputs, and the largest possible
    speed-up over plain ``generate`` (the goal asks for 2x); then the same prompts constrained to a JSON
    answer (``ANSWER_SCHEMA``), through ``generate`` with xgrammar's logits processor and through the
-   backend's decoding loop with xgrammar's matcher (same model and kernel);
+   backend's decoding loop with xgrammar's matcher (same model and kernel); ``weight_read``: how fast the
+   machine reads the model's linear weights once (``weight_read_seconds``), and from it
+   ``generation.one_token_per_step``, a tighter least time for methods that feed one token per row per
+   step, as plain ``generate`` and the backend do (every step reads every weight; only drafting tokens
+   and verifying several per step, speculative decoding, escapes it);
 3. ``scoring``: ``--items`` five-option MCS items (as ``bench/lm_eval_scoring.py`` builds them) timed
    through ``TransformersBackend.score``; the positions it computes, the fewest any exact scorer computes
    (the items' shared scenario prefixes counted once), and the least time.  ``bench/lm_eval_scoring.py``
@@ -137,6 +141,55 @@ def scoring_work(splits) -> dict:
             "least_positions": distinct_prefixes(fed), "least_logit_rows": len(contexts)}
 
 
+def weight_read_seconds(model, repeats: int = 5) -> dict:
+    """Seconds to read the weights of every linear layer once (the output layer too, once even when tied
+    to the embedding), measured three ways, best of ``repeats`` each: one row through each layer as the
+    model holds it (the backend's kernel), one row through ``F.linear`` on each stored weight (torch's
+    kernel), and ``sum`` over each weight.  A decode step that feeds one token per row reads every weight
+    once, and at a few rows it is bound by that read rather than by arithmetic, so ``floor``, the fastest
+    of the three, is the least such a step took here (weights larger than the caches come from memory)."""
+    import torch
+
+    linears = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    gb = sum(m.weight.numel() * m.weight.element_size() for m in linears) / 1e9
+    xs = [torch.randn(1, m.in_features, dtype=m.weight.dtype) for m in linears]
+
+    def through_layers():
+        for m, x in zip(linears, xs):
+            m(x)
+
+    def through_linear():
+        for m, x in zip(linears, xs):
+            torch.nn.functional.linear(x, m.weight)
+
+    def summed():
+        for m in linears:
+            m.weight.sum()
+
+    out = {}
+    with torch.inference_mode():
+        for name, fn in (("one_row_backend_kernel", through_layers), ("one_row_torch_kernel", through_linear),
+                         ("sum", summed)):
+            fn()
+            out[name] = min(_timed(fn) for _ in range(repeats))
+    floor = min(out.values())
+    return {"weights_gb": gb, "seconds": out, "floor": floor, "gb_per_s": gb / floor}
+
+
+def one_token_per_step_bound(sizes: dict, prompt_ids, new_ids, peak_gflops: float, step_floor: float) -> dict:
+    """The least time of exact greedy decoding that feeds one token per row per step: the prompts' fewest
+    positions (shared prefixes once) at ``peak_gflops``, then one step per new token after the first
+    (the prefill predicts it), each taking at least ``step_floor`` (reading the weights,
+    ``weight_read_seconds``) and at least its active rows' arithmetic at ``peak_gflops``."""
+    prefill = least_flops(sizes, distinct_prefixes(prompt_ids), len({tuple(p) for p in prompt_ids}))
+    prefill_s = prefill / peak_gflops / 1e9
+    steps = max((len(g) for g in new_ids), default=0) - 1
+    decode_s = sum(max(step_floor, least_flops(sizes, rows, rows) / peak_gflops / 1e9)
+                   for rows in (sum(len(g) > s + 1 for g in new_ids) for s in range(steps)))
+    return {"prefill_seconds": prefill_s, "decode_steps": max(steps, 0), "decode_seconds": decode_s,
+            "least_seconds": prefill_s + decode_s}
+
+
 def bound(sizes: dict, work: dict, peak_gflops: float, seconds: dict) -> dict:
     """The least time for ``work`` at ``peak_gflops`` and, per timed method, the largest possible speed-up
     over it and the GFLOP/s it reached on its own positions."""
@@ -200,6 +253,10 @@ def main() -> int:
     plain_texts = [tok.decode(g, skip_special_tokens=True) for g in new_ids]
     prompt_ids = [tok(p, add_special_tokens=False)["input_ids"] for p in prompts]
     gen = bound(sizes, generation_work(prompt_ids, new_ids), peak, {k: min(v) for k, v in times.items()})
+    res["weight_read"] = wr = weight_read_seconds(backend.model)
+    print("weight_read", json.dumps(wr), flush=True)
+    one = gen["one_token_per_step"] = one_token_per_step_bound(sizes, prompt_ids, new_ids, peak, wr["floor"])
+    one["largest_speedup_over"] = {k: min(v) / one["least_seconds"] for k, v in times.items()}
     gen.update(prompts=len(prompts), max_new_tokens=args.tokens, all_seconds=times,
                identical_texts=sum(a == g.text for a, g in zip(plain_texts, gens)))
     res["generation"] = gen

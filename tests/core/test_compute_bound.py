@@ -51,3 +51,20 @@ def test_scoring_work_counts_a_group_prefix_once():
     w = scoring_work(splits)
     assert w["positions_item_by_item"] == 3 * (len(shared) + 2)
     assert w["positions"] == w["positions_item_by_item"] - 2 * len(shared)
+
+
+def test_one_token_per_step_bound_adds_a_read_floor_per_decode_step():
+    from compute_bound import one_token_per_step_bound
+
+    sizes = {"linear_params": 100, "output_params": 10}
+    # prompts share [1, 2]: 4 distinct prefix positions, 2 distinct prompts; rows of 3 and 1 new tokens
+    prompts, new = [[1, 2, 3], [1, 2, 4]], [[5, 6, 7], [8]]
+    peak = 1e-9  # 1 FLOP/s: arithmetic in seconds
+    b = one_token_per_step_bound(sizes, prompts, new, peak, step_floor=1e6)
+    assert b["prefill_seconds"] == pytest.approx(2 * (100 * 4 + 10 * 2))
+    assert b["decode_steps"] == 2  # the first new token comes from the prefill
+    # one row left in each step: 2 * 110 FLOP < the floor, so each step takes the floor
+    assert b["decode_seconds"] == pytest.approx(2e6)
+    slow = one_token_per_step_bound(sizes, prompts, new, peak, step_floor=0.0)
+    assert slow["decode_seconds"] == pytest.approx(2 * 2 * 110)  # arithmetic when the floor is lower
+    assert slow["least_seconds"] == pytest.approx(slow["prefill_seconds"] + slow["decode_seconds"])
