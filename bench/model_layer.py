@@ -164,11 +164,12 @@ def bench_overhead(backend, spec, n=32, repeats=3):
     params = SamplingParams(temperature=0.0, max_new_tokens=16, seed=2)
     reqs = [ChatRequest.make(f"Give one short fact about custom {i}.", params) for i in range(n)]
     bs = spec.batch_size
+    renderer = ModelClient(spec, None, backend=backend)
+    rendered = [renderer.render(r.messages) for r in reqs]
     runs = []
     for _ in range(repeats):
         with tempfile.TemporaryDirectory() as d:
             client = ModelClient(spec, RequestCache(d, "bench", "overhead"), backend=backend)
-            rendered = [client.render(r.messages) for r in reqs]
             t_bare, _ = timed(lambda: [backend.generate(rendered[i:i + bs], params) for i in range(0, n, bs)])
             t_client, _ = timed(lambda: client.generate(reqs))
         runs.append({"bare_backend_s": t_bare, "client_s": t_client})
