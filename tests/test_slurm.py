@@ -353,7 +353,7 @@ def test_failed_slurm_job_cause_on_terminal(slurm_cluster, tmp_path):
     """The failing job of tests/core/test_error_tail.py through the SLURM test profile (sbatch, sacct)
     together with the workflow profile: the terminal shows the cause from the rule log (and from the
     SLURM job log)."""
-    wait_for_empty_queue()
+    wait_for_empty_queue()  # beside the module fixture's: the test before this one ends by cancelling a job
     (tmp_path / "Snakefile").write_text(SNAKEFILE)
     (tmp_path / "fail.py").write_text(FAILING_SCRIPT)
     (tmp_path / "in").mkdir()
