@@ -199,7 +199,7 @@ def test_no_valid_dilemma_gives_no_topics_and_an_empty_map():
 def test_no_answer_still_gives_figures_5_to_7(tmp_path):
     """Zero dilemmas answered (the rehearsal's stand-in mapped no section to a dilemma): the
     answer statistics are empty tables with their columns, and Figures 5-7 are drawn and say that
-    there is no data (Figure 6 failed on this in stop 21's CI rehearsal)."""
+    there is no data (Figure 6 failed on this in a CI rehearsal)."""
     from cultalign.monopolet import figures
     from cultalign.monopolet.metrics import agreement_tables
     from cultalign.monopolet.response_stats import FEATURES, response_tables
