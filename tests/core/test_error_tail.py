@@ -90,25 +90,36 @@ INPUT_ERROR_SCRIPTS = {
               "from cultalign.audio.transcribe import probe_audio\n"
               "job = Job(snakemake)\n"
               "probe_audio(job.input[0])\n"),
+    # a truncated demo PDF beside the sidecar its rule wrote (Job reads its inputs' sidecars)
+    "demo": "from cultalign.core.job import Job\njob = Job(snakemake)\n",
 }
 
 
-def _damaged_input(kind: str, folder: Path) -> tuple[str, str]:
-    """A damaged file of ``kind`` in ``folder``: (its path relative to the workflow, its config key)."""
+def _damaged_input(kind: str, folder: Path) -> tuple[str, str, str, str]:
+    """A damaged file of ``kind`` in ``folder``: its path relative to the workflow, its config key,
+    and how the cause line starts and ends."""
     folder.mkdir(parents=True)
-    if kind == "pdf":
+    if kind in ("pdf", "demo"):
+        from cultalign.core.provenance import write_sidecar
         from cultalign.personas.corpus import demo_pdf
 
         src = next((ROOT / "resources" / "demo" / "personas" / "corpus").glob("*.txt"))
         demo_pdf(src, folder / "a.pdf", "japan")
+        rel, key = f"{folder.name}/a.pdf", "personas.corpus.folders.japan"
+        if kind == "demo":
+            write_sidecar(folder / "a.pdf", job={"rule": "personas_demo_pdf"}, extra={"synthetic": True})
         (folder / "a.pdf").write_bytes((folder / "a.pdf").read_bytes()[:1500])
-        return f"{folder.name}/a.pdf", "personas.corpus.folders.japan"
+        if kind == "demo":
+            return rel, key, f"ERROR StaleSidecarError: {rel} does not match what rule personas_demo_pdf wrote", \
+                f"`snakemake --cores 1 --force {rel}` (and the run's --configfile options)"
+        return rel, key, f"ERROR InputError: {rel}: ", f"(file set by config key '{key}')"
     import numpy as np
     import soundfile as sf
 
     sf.write(folder / "ep01.wav", np.zeros(16000, dtype="float32"), 16000)
     (folder / "ep01.wav").write_bytes((folder / "ep01.wav").read_bytes()[:40])
-    return f"{folder.name}/ep01.wav", "monopolet.audio_dir"
+    rel, key = f"{folder.name}/ep01.wav", "monopolet.audio_dir"
+    return rel, key, f"ERROR InputError: {rel}: ", f"(file set by config key '{key}')"
 
 
 @pytest.mark.parametrize("kind", sorted(INPUT_ERROR_SCRIPTS))
@@ -116,7 +127,7 @@ def test_input_error_one_line_on_terminal_traceback_in_a_file_beside_the_log(tmp
     """A real Snakemake run whose job meets a damaged input file: the terminal (which shows the rule
     log, show-failed-logs) gets the one line naming file and config key and no traceback through the
     library; the traceback is kept beside the log, which names that file."""
-    rel, key = _damaged_input(kind, tmp_path / "user_files")
+    rel, key, starts, ends = _damaged_input(kind, tmp_path / "user_files")
     (tmp_path / "Snakefile").write_text(
         "rule read:\n"
         f"    input: {rel!r}\n"
@@ -132,9 +143,9 @@ def test_input_error_one_line_on_terminal_traceback_in_a_file_beside_the_log(tmp
     assert out.returncode != 0
     terminal = out.stdout + out.stderr
     cause = next((line for line in (tmp_path / "logs" / "read.log").read_text().splitlines()[-1:]), "")
-    assert cause.startswith(f"ERROR InputError: {rel}: ") and cause.endswith(f"(file set by config key '{key}')")
+    assert cause.startswith(starts) and cause.endswith(ends), cause
     assert cause in terminal, terminal[-3000:]
     assert "Traceback" not in terminal and "File \"" not in terminal, terminal[-3000:]
     assert "logs/read.log.traceback" in terminal
     kept = (tmp_path / "logs" / "read.log.traceback").read_text()
-    assert kept.startswith("Traceback") and ("pypdf" if kind == "pdf" else "av") in kept
+    assert kept.startswith("Traceback") and {"pdf": "pypdf", "audio": "av", "demo": "read_sidecar"}[kind] in kept

@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .provenance import canonical, sidecar_path, synthetic_inputs_of_files, write_sidecar
+from .provenance import StaleSidecarError, canonical, sidecar_path, synthetic_inputs_of_files, write_sidecar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,11 +47,12 @@ def install_error_tail(log_fh, terminal, where: str, input_traceback: Path | Non
     An input error (:class:`cultalign.core.inputs.InputError`: a bad file of the user's, named
     with its line and config key) is the user's to fix, not a bug: its traceback (through pypdf,
     PyAV...) goes to ``input_traceback`` and the log names that file, so that the log, which the
-    workflow profile prints on the terminal (``show-failed-logs``), ends in the one line."""
+    workflow profile prints on the terminal (``show-failed-logs``), ends in the one line.  So does
+    a :class:`StaleSidecarError` (an input file that does not match what its rule wrote: damaged)."""
     from .inputs import InputError
 
     def hook(etype, value, tb):
-        if input_traceback is not None and isinstance(value, InputError):
+        if input_traceback is not None and isinstance(value, (InputError, StaleSidecarError)):
             with open(input_traceback, "w") as f:
                 traceback.print_exception(etype, value, tb, file=f)
             log_fh.write(f"input error (its traceback: {input_traceback})\n")
