@@ -819,6 +819,23 @@ def test_fault_audio_in_a_workflow_run_names_file_and_key_on_the_terminal(tmp_pa
                                   "results/monopolet/diarization/demo_ep01.turns.tsv")
     assert ("ERROR InputError: recordings/demo_ep01.wav: cannot decode this audio file" in terminal
             and "(file set by config key 'monopolet.audio_dir')" in terminal), terminal[-3000:]
+    assert "Traceback" not in terminal, terminal[-3000:]  # it is in the file beside the rule log
+
+
+@pytest.mark.slow
+def test_fault_pdf_in_a_workflow_run_names_file_and_key_on_the_terminal(tmp_path):
+    """A truncated PDF in the user's corpus folder of a country: one line on the terminal naming the
+    PDF and the folder's config key, no traceback through langchain and pypdf (kept beside the log)."""
+    good = _demo_pdf(tmp_path)
+    data = good.read_bytes()
+    terminal, work = _workflow_fault(tmp_path, {"mycorpus/japan/a.pdf": data, "mycorpus/japan/b.pdf": data[:1500]},
+                                     "personas:\n  corpus:\n    folders:\n      japan: mycorpus/japan\n",
+                                     "results/personas/index/japan.chunks.tsv")
+    cause = ("ERROR InputError: mycorpus/japan/b.pdf: cannot read this PDF (PdfStreamError: Stream has ended "
+             "unexpectedly); the file may be truncated or not a PDF - replace or remove it (file set by config key "
+             "'personas.corpus.folders.japan')")
+    assert cause in terminal and "Traceback" not in terminal, terminal[-3000:]
+    assert "pypdf" in (work / "logs" / "personas" / "index" / "japan.log.traceback").read_text()
 
 
 def test_input_error_survives_pickling():
