@@ -44,7 +44,6 @@ from cultalign.config import (
     check_input_files,
     check_model_refs,
     coerce_cli_config,
-    iter_marked,
     load_schema,
     model_gpus,
     model_mem_mb,
