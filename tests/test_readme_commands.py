@@ -34,7 +34,8 @@ NOT_RUN = {
     "pip install ": "installs packages into the user's environment",
     "$EDITOR ": "opens an editor",
     "snakemake --profile slurm ": "needs a SLURM site: slurm/profile.yaml submits by sbatch and builds each rule's "
-                                  "conda env (CI has no conda; the paper DAG on SLURM is the rehearsal's test)",
+                                  "conda env (CI has no conda), and the paper inputs a user supplies (corpus PDFs, "
+                                  "CultureAtlas); the paper DAG on SLURM is the rehearsal's test",
 }
 # targets whose real run takes seconds: run for real (in a copy of the checkout), not dry
 QUICK = {"preflight"}
