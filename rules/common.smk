@@ -29,6 +29,8 @@ os.environ.update(
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from cultalign.core.codehash import code_hash
+from cultalign.core.inputs import input_key_map, keys_of_files
+from cultalign.core.inputs import register_keys as register_input_keys
 from cultalign.core.provenance import canonical
 from cultalign.core.runlock import hold_run_lock
 from cultalign.core.shards import shard_ids
@@ -42,7 +44,6 @@ from cultalign.config import (
     check_input_files,
     check_model_refs,
     coerce_cli_config,
-    iter_marked,
     load_schema,
     model_gpus,
     model_mem_mb,
@@ -158,25 +159,16 @@ def llm_of_wildcard(wildcards):
 
 
 # input files and folders by the config key that sets them: x-input-file (checked at parse time)
-# and x-input-key (files a rule may make first, e.g. the demo audio)
-INPUT_KEY_OF = {
-    os.path.normpath(v): k
-    for mark in ("x-input-key", "x-input-file")
-    for k, v in iter_marked(SCHEMA, config, mark)
-}
+# and x-input-key (files a rule may make first, e.g. the demo audio; the user's corpus folders)
+INPUT_KEY_OF = input_key_map(SCHEMA, config)
+# files read while the Snakefile is parsed (the episode manifest) name their key when damaged
+register_input_keys(INPUT_KEY_OF)
 
 
 def input_keys(wildcards, input):
     """Param (every script rule): the config key of each input file that a key sets, itself or
     as a folder above it; a loader's error names it (cultalign.core.inputs)."""
-    out = {}
-    for f in input:
-        p = os.path.normpath(f)
-        while p and p not in INPUT_KEY_OF and os.path.dirname(p) != p:
-            p = os.path.dirname(p)
-        if p in INPUT_KEY_OF:
-            out[f] = INPUT_KEY_OF[p]
-    return out
+    return keys_of_files(input, INPUT_KEY_OF)
 
 
 def add_code_params():

@@ -654,6 +654,125 @@ def test_intact_demo_inputs_still_load(tmp_path):
     assert len(release_questions(root, "jp")) == 2
 
 
+# -- a user's own files, pointed at through the config: key map -> rule param input_keys -> loader ----
+def _as_a_job_with(tmp_path, overlay: dict, files) -> None:
+    """Register the config keys a rule job gets for ``files`` (param ``input_keys``) when the user
+    layers ``overlay`` on the embedded default: the key map is built as rules/common.smk builds it."""
+    import yaml
+
+    from cultalign.config import load_config, load_schema
+
+    user = tmp_path / "user.yaml"
+    user.write_text(yaml.safe_dump(overlay))
+    key_map = inputs.input_key_map(load_schema(ROOT / "config" / "schema"),
+                                   load_config(ROOT / "config" / "config.yaml", user))
+    inputs.register_keys(inputs.keys_of_files(files, key_map))  # what Job does with the param
+
+
+def expect_one_line(exc: pytest.ExceptionInfo, path: Path, key: str, says: str) -> None:
+    """One line: the file, what is wrong and the config key (no library traceback in the message)."""
+    msg = expect(exc, path, key=key, says=says)
+    assert "\n" not in msg, msg
+
+
+def test_user_corpus_folder_truncated_pdf_names_the_folder_key(tmp_path):
+    """personas.corpus.folders.<country>: the key of the folder reaches the PDF reader (it did not:
+    the schema did not mark the folders as inputs, so the job had no key to give)."""
+    from cultalign.retrieval.corpus import load_pdf_files
+
+    good = _demo_pdf(tmp_path)
+    shutil.copy(good, good.parent / "a_demo.pdf")
+    good.write_bytes(good.read_bytes()[:1500])
+    pdfs = sorted(good.parent.glob("*.pdf"))
+    _as_a_job_with(tmp_path, {"personas": {"corpus": {"folders": {"japan": str(good.parent)}}}}, pdfs)
+    with pytest.raises(InputError) as e:
+        load_pdf_files(pdfs)
+    expect_one_line(e, good, "personas.corpus.folders.japan", "cannot read this PDF")
+
+
+def test_user_audio_dir_damaged_recording_names_the_key(tmp_path):
+    from cultalign.audio.transcribe import probe_audio
+
+    rec = tmp_path / "recordings"
+    rec.mkdir()
+    wav = rec / "ep01.wav"
+    wav.write_bytes(_wav(tmp_path).read_bytes()[:40])
+    _as_a_job_with(tmp_path, {"monopolet": {"audio_dir": str(rec)}}, [wav])
+    with pytest.raises(InputError) as e:
+        probe_audio(wav)
+    expect_one_line(e, wav, "monopolet.audio_dir", "cannot decode this audio file")
+
+
+def test_user_episode_manifest_truncated_names_the_key(tmp_path):
+    from cultalign.monopolet.manifest import load_manifest
+
+    text = (DEMO / "monopolet" / "manifest.json").read_text()
+    p = tmp_path / "episodes.json"
+    p.write_text(text[: len(text) // 2])
+    _as_a_job_with(tmp_path, {"monopolet": {"manifest": str(p)}}, [p])
+    with pytest.raises(InputError) as e:
+        load_manifest(p)
+    expect_one_line(e, p, "monopolet.manifest", "invalid JSON")
+
+
+def test_user_prolific_export_ragged_row_names_the_key(tmp_path):
+    from cultalign.pact.human import ingest_export
+
+    p = _export(tmp_path)
+    inputs._KEYS.clear()  # the helper's own registration: the key must come from the config alone
+    lines = _lines(p)
+    lines[2] = lines[2].rstrip(b"\r\n") + b",x\n"
+    p.write_bytes(b"".join(lines))
+    _as_a_job_with(tmp_path, {"pact": {"human": {"prolific_export": str(p)}}}, [p])
+    with pytest.raises(InputError) as e:
+        ingest_export(str(p), "orange", "salt")
+    expect_one_line(e, p, PROLIFIC_KEY, "fields where the header has")
+
+
+def test_user_instrument_file_bad_trait_names_the_key(tmp_path):
+    from cultalign.personas.instruments import load_instrument
+
+    df = pd.read_csv(DEMO / "personas" / "instruments" / "demo_likert.tsv", sep="\t", dtype=str)
+    df.loc[3, "trait"] = "Stubbornness"
+    p = tmp_path / "my_likert.tsv"
+    df.to_csv(p, sep="\t", index=False)
+    _as_a_job_with(tmp_path, {"personas": {"instruments": {"demo-likert": {"path": str(p)}}}}, [p])
+    with pytest.raises(InputError) as e:
+        load_instrument("likert_tsv", p, "demo-likert")
+    expect_one_line(e, p, "personas.instruments.demo-likert.path", "Stubbornness")
+
+
+def test_user_release_folder_truncated_file_names_the_key(tmp_path):
+    """personas.release.path is a folder: a file inside it is named with the folder's key."""
+    from cultalign.personas.release import release_norms
+
+    root = _release(tmp_path)
+    p = root / "datasets" / "cp" / "norms" / "openai_cultural_norms.json"
+    p.write_text(p.read_text()[:-30])
+    _as_a_job_with(tmp_path, {"personas": {"release": {"path": str(root)}}}, [root])
+    with pytest.raises(InputError) as e:
+        release_norms(root, "Japan")
+    expect_one_line(e, p, "personas.release.path", "invalid JSON")
+
+
+def test_manifest_read_while_the_workflow_is_parsed_names_its_key(tmp_path):
+    """The episode manifest is read while the Snakefile is parsed (its episodes are wildcard values),
+    outside any job: a truncated one fails the dry run naming file, line and config key."""
+    import subprocess
+    import sys
+
+    text = (DEMO / "monopolet" / "manifest.json").read_text()
+    p = tmp_path / "episodes.json"
+    p.write_text(text[: len(text) // 2])
+    (tmp_path / "user.yaml").write_text(f"monopolet:\n  manifest: {p}\n")
+    out = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "1", "--configfile",
+                          str(tmp_path / "user.yaml")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    terminal = out.stdout + out.stderr
+    assert out.returncode != 0
+    assert f"{p}, line " in terminal and "invalid JSON" in terminal, terminal[-3000:]
+    assert "(file set by config key 'monopolet.manifest')" in terminal, terminal[-3000:]
+
+
 # -- the whole path in a real run: rule param input_keys -> Job -> loader -> terminal ---------------
 def _workflow_fault(tmp_path, files: dict[str, bytes], config: str, target: str):
     """Run ``target`` in a copy of the checkout with ``files`` written and ``config`` layered on the
@@ -700,6 +819,23 @@ def test_fault_audio_in_a_workflow_run_names_file_and_key_on_the_terminal(tmp_pa
                                   "results/monopolet/diarization/demo_ep01.turns.tsv")
     assert ("ERROR InputError: recordings/demo_ep01.wav: cannot decode this audio file" in terminal
             and "(file set by config key 'monopolet.audio_dir')" in terminal), terminal[-3000:]
+    assert "Traceback" not in terminal, terminal[-3000:]  # it is in the file beside the rule log
+
+
+@pytest.mark.slow
+def test_fault_pdf_in_a_workflow_run_names_file_and_key_on_the_terminal(tmp_path):
+    """A truncated PDF in the user's corpus folder of a country: one line on the terminal naming the
+    PDF and the folder's config key, no traceback through langchain and pypdf (kept beside the log)."""
+    good = _demo_pdf(tmp_path)
+    data = good.read_bytes()
+    terminal, work = _workflow_fault(tmp_path, {"mycorpus/japan/a.pdf": data, "mycorpus/japan/b.pdf": data[:1500]},
+                                     "personas:\n  corpus:\n    folders:\n      japan: mycorpus/japan\n",
+                                     "results/personas/index/japan.chunks.tsv")
+    cause = ("ERROR InputError: mycorpus/japan/b.pdf: cannot read this PDF (PdfStreamError: Stream has ended "
+             "unexpectedly); the file may be truncated or not a PDF - replace or remove it (file set by config key "
+             "'personas.corpus.folders.japan')")
+    assert cause in terminal and "Traceback" not in terminal, terminal[-3000:]
+    assert "pypdf" in (work / "logs" / "personas" / "index" / "japan.log.traceback").read_text()
 
 
 def test_input_error_survives_pickling():

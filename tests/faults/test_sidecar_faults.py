@@ -65,7 +65,7 @@ def test_fault_sidecar_of_a_rewritten_table_is_detected(tmp_path):
     write_table(pd.DataFrame({"score": [2.86]}), t, job={"rule": "r"})
     assert read_sidecar(t)["rule"] == "r"
     t.write_text(t.read_text().replace("2.86", "4.0"))  # the table changed, its sidecar did not
-    with pytest.raises(StaleSidecarError, match=r"t\.tsv\.provenance\.json does not describe the table") as e:
+    with pytest.raises(StaleSidecarError, match=r"t\.tsv does not match what rule r wrote") as e:
         read_sidecar(t)
     assert str(t) in str(e.value)
     assert read_sidecar(t, verify=False)["rule"] == "r"  # still readable on purpose
@@ -124,3 +124,33 @@ def test_sidecar_of_a_folder_ignores_the_marker_snakemake_adds_and_sees_real_cha
     (folder / "index.faiss").write_bytes(b"other vectors")
     with pytest.raises(StaleSidecarError):
         read_sidecar(folder)
+
+
+@pytest.mark.parametrize("kind", ["pdf", "wav"])
+def test_fault_damaged_demo_input_is_called_damaged_with_how_to_rebuild_it(tmp_path, kind):
+    """A truncated demo PDF or WAV (outputs of the demo rules, with sidecars) met by the job that reads
+    it (Job reads its inputs' sidecars for the synthetic mark): the message says the file does not match
+    what its rule wrote and may be damaged, and gives the command that rebuilds that file (a plain
+    rerun would not: Snakemake sees the file as up to date)."""
+    from cultalign.core.provenance import synthetic_inputs_of_files, write_sidecar
+
+    if kind == "pdf":
+        from cultalign.personas.corpus import demo_pdf
+
+        src = next((SRC.parent / "resources" / "demo" / "personas" / "corpus").glob("*.txt"))
+        f, rule = tmp_path / "japan_demo.pdf", "personas_demo_pdf"
+        demo_pdf(src, f, "japan")
+    else:
+        import numpy as np
+        import soundfile as sf
+
+        f, rule = tmp_path / "demo_ep01.wav", "monopolet_demo_audio"
+        sf.write(f, np.zeros(16000, dtype="float32"), 16000)
+    write_sidecar(f, job={"rule": rule, "synthetic_inputs": ["personas.corpus"]}, extra={"synthetic": True})
+    assert synthetic_inputs_of_files([f]) == ["personas.corpus"]
+    f.write_bytes(f.read_bytes()[: len(f.read_bytes()) // 2])  # a truncated copy
+    with pytest.raises(StaleSidecarError) as e:
+        synthetic_inputs_of_files([f])
+    msg = str(e.value)
+    assert msg.startswith(f"{f} does not match what rule {rule} wrote") and "may be damaged" in msg, msg
+    assert f"snakemake --cores 1 --force {f}" in msg and "rerun the rule" not in msg, msg

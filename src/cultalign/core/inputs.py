@@ -51,6 +51,31 @@ def key_of(path: str | Path) -> str | None:
         p = parent
 
 
+INPUT_MARKS = ("x-input-key", "x-input-file")
+
+
+def input_key_map(schema: dict, config: dict) -> dict[str, str]:
+    """Every input file or folder the config sets (schema marks ``x-input-file``, and ``x-input-key``
+    for files a rule may make first, e.g. the demo audio, or a folder of the user's files) -> its
+    config key.  ``rules/common.smk`` registers it while the Snakefile is parsed and gives every
+    script rule the keys of its inputs (:func:`keys_of_files`)."""
+    from ..config import iter_marked
+
+    return {os.path.normpath(v): k for mark in INPUT_MARKS for k, v in iter_marked(schema, config, mark)}
+
+
+def keys_of_files(files: Iterable[str | Path], key_map: Mapping[str, str]) -> dict[str, str]:
+    """The config key of each of ``files`` that a key sets, itself or as a folder above it."""
+    out = {}
+    for f in files:
+        p = os.path.normpath(str(f))
+        while p and p not in key_map and os.path.dirname(p) != p:
+            p = os.path.dirname(p)
+        if p in key_map:
+            out[str(f)] = key_map[p]
+    return out
+
+
 class InputError(ValueError):
     """An input file cannot be read or does not match what its loader expects."""
 

@@ -20,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .provenance import canonical, sidecar_path, synthetic_inputs_of_files, write_sidecar
+from .provenance import StaleSidecarError, canonical, sidecar_path, synthetic_inputs_of_files, write_sidecar
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,13 +34,30 @@ def error_lines(exc: BaseException) -> list[str]:
     return [head] + [f"    {line}" for line in msg[1:]]
 
 
-def install_error_tail(log_fh, terminal, where: str) -> None:
+def traceback_path(log: str | Path) -> Path:
+    """Where the traceback of an input error goes: beside the rule log (``<log>.traceback``)."""
+    return Path(str(log) + ".traceback")
+
+
+def install_error_tail(log_fh, terminal, where: str, input_traceback: Path | None = None) -> None:
     """On an uncaught exception: the traceback, then ``error_lines`` as the LAST lines of the
     log (so its tail is the cause), and the same lines on the job's own stderr (the terminal
-    of a local run, the SLURM job log on a cluster), prefixed with ``where``."""
+    of a local run, the SLURM job log on a cluster), prefixed with ``where``.
+
+    An input error (:class:`cultalign.core.inputs.InputError`: a bad file of the user's, named
+    with its line and config key) is the user's to fix, not a bug: its traceback (through pypdf,
+    PyAV...) goes to ``input_traceback`` and the log names that file, so that the log, which the
+    workflow profile prints on the terminal (``show-failed-logs``), ends in the one line.  So does
+    a :class:`StaleSidecarError` (an input file that does not match what its rule wrote: damaged)."""
+    from .inputs import InputError
 
     def hook(etype, value, tb):
-        traceback.print_exception(etype, value, tb, file=log_fh)
+        if input_traceback is not None and isinstance(value, (InputError, StaleSidecarError)):
+            with open(input_traceback, "w") as f:
+                traceback.print_exception(etype, value, tb, file=f)
+            log_fh.write(f"input error (its traceback: {input_traceback})\n")
+        else:
+            traceback.print_exception(etype, value, tb, file=log_fh)
         lines = error_lines(value)
         log_fh.write("\n".join(lines) + "\n")
         log_fh.flush()
@@ -61,7 +78,10 @@ def setup_logging(snakemake) -> logging.Logger:
         sys.stdout = fh
         sys.stderr = fh
         wc = ",".join(f"{k}={v}" for k, v in dict(snakemake.wildcards).items())
-        install_error_tail(fh, terminal, f"{snakemake.rule}{f' {wc}' if wc else ''}; log {snakemake.log[0]}")
+        tb_file = traceback_path(snakemake.log[0])
+        tb_file.unlink(missing_ok=True)  # an earlier run's
+        install_error_tail(fh, terminal, f"{snakemake.rule}{f' {wc}' if wc else ''}; log {snakemake.log[0]}",
+                           input_traceback=tb_file)
         logging.basicConfig(stream=fh, level=logging.INFO,
                             format="%(asctime)s %(levelname)s %(name)s: %(message)s", force=True)
     else:

@@ -163,24 +163,40 @@ def write_sidecar(table: str | Path, **kwargs) -> Path:
     return p
 
 
+def rebuild_hint(path: str | Path) -> str:
+    """How to rebuild one file a rule wrote (Snakemake sees an existing file as up to date, so a plain
+    rerun would not)."""
+    return f"rebuild it with `snakemake --cores 1 --force {path}` (and the run's --configfile options)"
+
+
 def read_sidecar(table: str | Path, verify: bool = True) -> dict[str, Any]:
     """The sidecar of ``table`` ({} when it has none).  ``verify``: a sidecar whose recorded content
-    hash is not the table's (or whose table is missing) raises :class:`StaleSidecarError`."""
+    hash is not the table's (or whose table is missing) raises :class:`StaleSidecarError`.
+
+    The table is any output a rule wrote with a sidecar: a result table, or a rendered input such as
+    the demo PDFs and recordings, where a mismatch most often means a damaged file (a truncated copy,
+    an overwritten file), so the message says that, and how to rebuild the one file."""
     p = sidecar_path(table)
     if not p.exists():
         return {}
     try:
         rec = json.loads(p.read_text())
     except ValueError as e:
-        raise StaleSidecarError(f"{p}: not valid JSON ({e}); rerun the rule that writes {table}") from e
+        raise StaleSidecarError(f"{p}: the provenance sidecar of {table} is not valid JSON ({e}): it is damaged; "
+                                f"{rebuild_hint(table)}") from e
     want = rec.get("table_sha256")
     if verify and want is not None:
         have = content_hash(table)
-        if have != want:
-            state = "is missing" if have is None else f"has sha256 {have[:16]}..., the sidecar records {want[:16]}..."
+        rule = f"rule {rec['rule']}" if rec.get("rule") else "its rule"
+        if have is None:
             raise StaleSidecarError(
-                f"{p} does not describe the table beside it: {table} {state}. The table was rewritten or the "
-                f"sidecar is left from another run; rerun the rule that writes {table} (or delete both files)")
+                f"{table} is missing, but its provenance sidecar {p} is left (from a run whose file was removed); "
+                f"delete the sidecar, or {rebuild_hint(table)}")
+        if have != want:
+            raise StaleSidecarError(
+                f"{table} does not match what {rule} wrote: it has sha256 {have[:16]}..., its provenance sidecar "
+                f"{p} records {want[:16]}.... The file may be damaged (truncated or overwritten) or was changed "
+                f"after the rule wrote it, or the sidecar is left from another run; {rebuild_hint(table)}")
     return rec
 
 
