@@ -214,3 +214,28 @@ def test_reasoning_tokens_and_finish_reason_reach_the_cache(tmp_path):
     (g,) = again.generate(_reqs(1))
     assert g.cached and g.finish_reason == "length" and g.reasoning_tokens == 100
     assert again.take_output_counts()["cut"] == 1  # a cached cut output still counts for its table
+
+
+def test_planning_counts_the_reasoning_reserve_of_local_reasoning_models():
+    from cultalign.planning import Work, table
+
+    planning = {"throughput": [{"max_params_b": 200, "generated_tokens_per_s": 1000.0}], "prompt_token_cost": 0.0}
+    models = {"gpt-oss-20b": {"backend": "vllm", "family": "gpt-oss", "reasoning_tokens": 2048},
+              "llama-8b": {"backend": "vllm"}}
+    rows = table([Work("s", "r", "gpt-oss-20b", 1, 10, 100.0, 64, ""), Work("s", "r", "llama-8b", 1, 10, 100.0, 64, ""),
+                  Work("s", "score", "gpt-oss-20b", 1, 10, 100.0, 0, "")], models, planning)
+    assert rows["generated_tokens"].tolist() == [10 * (64 + 2048), 10 * 64, 0]
+
+
+def test_gathered_shards_sum_their_output_counts(tmp_path):
+    import pandas as pd
+
+    from cultalign.monopolet.gathering import shared_provenance
+
+    paths = []
+    for k, script in enumerate(([("A", "stop", 5), ("", "length", 9)], [("B", "stop", 7)])):
+        client = _client(tmp_path / str(k), script, share=None)
+        client.generate(_reqs(len(script)))
+        paths.append(write_table(pd.DataFrame({"x": [k]}), tmp_path / f"part{k}.tsv", client=client))
+    assert shared_provenance(paths)["outputs"] == {"outputs": 3, "length_stopped": 1, "empty": 1, "cut": 1,
+                                                   "reasoning_tokens": 21}

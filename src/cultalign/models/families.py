@@ -127,6 +127,12 @@ def family_problems(name: str, entry: dict[str, Any]) -> list[str]:
     return out
 
 
+def reasoning_reserve(entry: dict[str, Any]) -> int:
+    """Tokens a ``models:`` entry reserves for reasoning beside each visible budget (0 outside a reasoning family)."""
+    fam = FAMILIES.get(entry.get("family") or "")
+    return int(entry.get("reasoning_tokens") or 0) if fam is not None and fam.reasoning else 0
+
+
 def check_model_families(config: dict[str, Any]) -> None:
     """Fail (``ConfigError`` listing every problem) when a model's family settings are missing or wrong."""
     from ..config import ConfigError

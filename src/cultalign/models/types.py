@@ -139,7 +139,9 @@ class ModelSpec:
     def budget(self, visible: int) -> int:
         """Tokens a request may generate for a visible answer of at most ``visible`` tokens: the
         visible budget plus ``reasoning_tokens`` for a model of a reasoning family."""
-        return int(visible) + (int(self.reasoning_tokens or 0) if self.reasons else 0)
+        from .families import reasoning_reserve
+
+        return int(visible) + reasoning_reserve({"family": self.family, "reasoning_tokens": self.reasoning_tokens})
 
     def request_params(self, params: "SamplingParams") -> "SamplingParams":
         """``params`` with the token budget this model's requests get (``budget``)."""
