@@ -316,9 +316,19 @@ STUDY_TARGETS = {}
 
 def all_targets(wildcards):
     targets = ["results/smoke/generate_smoke.tsv", "results/claims.csv"]
+    # model-output counts (rules/report.smk)
+    targets.append("results/model_outputs.tsv")
     for study in STUDIES:
         targets += study_targets(study)
     return targets
+
+
+def study_results(wildcards):
+    """Input function of model_outputs (rules/report.smk), the page of model-output counts.
+    Every study's final results, so that the model tables behind them are made first."""
+    return ["results/smoke/generate_smoke.tsv"] + [
+        t for study in STUDIES for t in study_targets(study)
+    ]
 
 
 def model_display_names():

@@ -239,3 +239,24 @@ def test_gathered_shards_sum_their_output_counts(tmp_path):
         paths.append(write_table(pd.DataFrame({"x": [k]}), tmp_path / f"part{k}.tsv", client=client))
     assert shared_provenance(paths)["outputs"] == {"outputs": 3, "length_stopped": 1, "empty": 1, "cut": 1,
                                                    "reasoning_tokens": 21}
+
+
+def test_report_page_lists_the_outputs_behind_each_model_table(tmp_path):
+    import pandas as pd
+
+    from cultalign.core.output_counts import output_count_rows
+    from cultalign.core.provenance import write_sidecar
+
+    results = tmp_path / "results"
+    (results / "a").mkdir(parents=True)
+    client = _client(tmp_path, [("A", "stop", 5), ("", "length", 108)], share=None)
+    client.generate(_reqs(2))
+    write_table(pd.DataFrame({"x": [1]}), results / "a" / "model.tsv", client=client)
+    write_table(pd.DataFrame({"x": [1]}), results / "plain.tsv")  # no model: not listed
+    gathered = write_table(pd.DataFrame({"x": [1]}), results / "gathered.tsv")  # repeats its shards' counts
+    write_sidecar(gathered, extra={"shards": 2, "outputs": {"outputs": 2, "cut": 1}})
+    rows = output_count_rows(results)
+    assert rows.to_dict("records") == [{"table": str(results / "a" / "model.tsv"), "rule": "", "model": "m",
+                                        "family": "gpt-5", "outputs": 2, "length_stopped": 1, "empty": 1, "cut": 1,
+                                        "reasoning_tokens": 113, "cut_share": 0.5}]
+    assert output_count_rows(results, exclude=[results / "a" / "model.tsv"]).empty
