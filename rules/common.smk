@@ -50,6 +50,7 @@ from cultalign.config import (
     validate_config,
 )
 from cultalign.models.capabilities import scoring_of
+from cultalign.models.families import check_model_families
 from cultalign.scoring_check import check_scoring
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
@@ -61,6 +62,8 @@ check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # a rule that scores options with a model that cannot do what it asks fails here
 check_scoring(config)
+# a model of a provider family (GPT-5, gpt-oss...) that names none, or without a reasoning reserve, fails here
+check_model_families(config)
 # Every external input with its config key and `synthetic` mark (rule preflight lists them);
 # an input that is not provided and not marked synthetic fails here, naming its key.
 EXTERNAL_INPUTS = external_inputs(config, SCHEMA, base=workflow.basedir)
@@ -135,7 +138,7 @@ def conf(key):
 
 def llm_of(name):
     """Param function, model `name` (a config role), giving the model's own `models`
-    entry and the request-cache settings (cultalign.models.open_client)."""
+    entry, request-cache settings and output checks (cultalign.models.open_client)."""
     value = canonical(
         {
             "name": name,
@@ -144,6 +147,8 @@ def llm_of(name):
             "scoring": scoring_of(name, MODELS[name]),
             "cache_dir": config["cache_dir"],
             "retry": config["retry"],
+            # a table more of whose outputs were cut fails (model_outputs.max_cut_share)
+            "outputs": config["model_outputs"],
         }
     )
 
@@ -303,9 +308,19 @@ STUDY_TARGETS = {}
 
 def all_targets(wildcards):
     targets = ["results/smoke/generate_smoke.tsv", "results/claims.csv"]
+    # model-output counts (rules/report.smk)
+    targets.append("results/model_outputs.tsv")
     for study in STUDIES:
         targets += study_targets(study)
     return targets
+
+
+def study_results(wildcards):
+    """Input function of model_outputs (rules/report.smk), the page of model-output counts.
+    Every study's final results, so that the model tables behind them are made first."""
+    return ["results/smoke/generate_smoke.tsv"] + [
+        t for study in STUDIES for t in study_targets(study)
+    ]
 
 
 def model_display_names():

@@ -44,3 +44,30 @@ rule claims:
         needs_set=claim_needs_set,
     script:
         "../scripts/report/claims.py"
+
+
+rule model_outputs:
+    """Model outputs behind each table (sidecars): length-stopped, empty, cut, reasoning tokens."""
+    input:
+        study_results,
+    output:
+        table="results/model_outputs.tsv",
+        page=paper_report(
+            "results/model_outputs.html",
+            caption="../report/model_outputs.rst",
+            category="Claims scorecard",
+            section="Model outputs",
+            no=3,
+            paper="All three papers",
+            shows="Length-stopped, empty and cut model outputs per table",
+        ),
+    log:
+        "logs/report/model_outputs.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../scripts/report/model_outputs.py"

@@ -19,6 +19,10 @@
 #   * the API stand-in: `vllm serve` with SmolLM2 on 127.0.0.1, serving every
 #     API model's name, behind the provider gate (tests/provider_gate.py) when
 #     it is present; dummy API keys in the variables the paper config names.
+#     The gate makes a reasoning family (GPT-5, Gemini) spend REHEARSAL_REASONING_TOKENS
+#     hidden tokens (default 48) from each request's budget before the stand-in writes,
+#     and reports them in `usage`, as the provider does; config/rehearsal.yaml reserves
+#     more than that for each such model (models.<m>.reasoning_tokens).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${REHEARSAL_NO_SETUP:-0}" != 1 ]; then
@@ -31,6 +35,7 @@ CONFIGS=(config/paper.yaml config/rehearsal.yaml)
 if [ "${1:-}" = --ci ]; then CONFIGS+=(config/rehearsal-ci.yaml); shift; fi
 API_PORT=18431      # what config/rehearsal.yaml names (through the gate if present)
 SERVER_PORT=18432   # vllm serve behind the gate
+REASONING_TOKENS=${REHEARSAL_REASONING_TOKENS:-48}  # hidden tokens of a reasoning family (the gate)
 mkdir -p logs/rehearsal
 
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 PYANNOTE_METRICS_ENABLED=0 TOKENIZERS_PARALLELISM=false
@@ -74,6 +79,7 @@ VLLM_CPU_OMP_THREADS_BIND=nobind OMP_NUM_THREADS=1 .venv-vllm/bin/python -m vllm
 PIDS=($!)
 if [ -f "$GATE" ]; then
   .venv/bin/python "$GATE" --port "$API_PORT" --upstream "http://127.0.0.1:$SERVER_PORT" \
+    --reasoning-tokens "$REASONING_TOKENS" \
     > logs/rehearsal/provider_gate.log 2>&1 &
   PIDS+=($!)
 fi

@@ -16,7 +16,19 @@ here is simply not enforced:
 * the GPT-5 family's sampling (``default_sampling_only``): temperature and
   top_p only at their default, 1;
 * structured output only as ``response_format`` of type ``json_schema``
-  (no vLLM ``guided_*`` / ``structured_outputs`` extras, no ``json_object``).
+  (no vLLM ``guided_*`` / ``structured_outputs`` extras, no ``json_object``);
+* ``reasoning_effort`` only for a reasoning family (``FamilyRules.reasoning``).
+
+A reasoning family also behaves like one (``reasoning_plan`` /
+``account_reasoning``): before it writes, the model spends ``reasoning_tokens``
+hidden tokens (configurable; ``--reasoning-tokens``) from the request's
+``max_completion_tokens`` / ``max_tokens``; the upstream writes the visible
+answer within what is left (``finish_reason`` ``length`` when that runs out),
+and the response's ``usage`` counts the hidden tokens in ``completion_tokens``
+and ``completion_tokens_details.reasoning_tokens``, as the provider reports
+them.  A budget the reasoning uses up returns an empty answer with
+``finish_reason`` ``length``.  ``reasoning_effort`` is consumed here (the
+upstream stand-in does not reason).
 
 ``violations`` is the pure rule check (unit-tested on its own); the proxy
 applies it per request with the rules of the request's model family
@@ -48,17 +60,21 @@ class FamilyRules:
 
     logprobs: bool = True  # chat log-probs of generated tokens (top_logprobs <= 20)
     default_sampling_only: bool = False  # GPT-5 family: temperature / top_p only at 1
+    reasoning: bool = False  # hidden reasoning before the answer, within the same token budget
 
 
 GPT4O = FamilyRules()
-GPT5_MINI = FamilyRules(logprobs=False, default_sampling_only=True)
-GPT54_MINI = FamilyRules(logprobs=True, default_sampling_only=True)
+GPT5_MINI = FamilyRules(logprobs=False, default_sampling_only=True, reasoning=True)
+GPT54_MINI = FamilyRules(logprobs=True, default_sampling_only=True, reasoning=True)
+GEMINI_THINKING = FamilyRules(reasoning=True)
 DEFAULT = FamilyRules()
 # Model name (the request's "model") -> its family's rules; first match wins.  GPT-5 / 5-mini /
 # 5-nano / 5.1 / 5.2 give no log-probs; the later GPT-5.4 models do (as this project reads the
-# public reports; unverified against the provider); every GPT-5 model takes default sampling only.
+# public reports; unverified against the provider); every GPT-5 model takes default sampling only
+# and reasons; Gemini 2.5 and later think before they answer.
 FAMILIES = ((re.compile(r"^gpt-5\.[4-9]"), GPT54_MINI), (re.compile(r"^gpt-5"), GPT5_MINI),
-            (re.compile(r"^gpt-4o"), GPT4O))
+            (re.compile(r"^gpt-4o"), GPT4O), (re.compile(r"^gemini-(2\.5|[3-9])"), GEMINI_THINKING))
+BUDGET_KEYS = ("max_completion_tokens", "max_tokens")
 
 
 def rules_for(model: str) -> FamilyRules:
@@ -85,12 +101,59 @@ def violations(path: str, body: dict, rules: FamilyRules) -> list[tuple[str, str
         if rf is not None and rf.get("type") != "json_schema":
             out.append(("response_format", f"response_format type {rf.get('type')!r} is not supported; "
                                            "use json_schema"))
+    if "reasoning_effort" in body and not rules.reasoning:
+        out.append(("reasoning_effort", "Unrecognized request argument supplied: reasoning_effort "
+                                        "(this model does not reason)"))
     if rules.default_sampling_only:
         for k in ("temperature", "top_p"):
             if k in body and float(body[k]) != 1.0:
                 out.append((k, f"Unsupported value: '{k}' does not support {body[k]} with this model. "
                                "Only the default (1) value is supported."))
     return out
+
+
+def reasoning_plan(body: dict, rules: FamilyRules, reasoning_tokens: int) -> tuple[dict, int, bool]:
+    """What the upstream gets for a chat request, the hidden tokens spent, and whether they used up
+    the budget: a reasoning family spends ``reasoning_tokens`` (at most the budget) before it
+    writes, so the upstream's budget is what is left; ``reasoning_effort`` is consumed here.  A
+    budget used up leaves the upstream 1 token (its answer is replaced by an empty one)."""
+    fwd = {k: v for k, v in body.items() if k != "reasoning_effort"}
+    if not rules.reasoning or reasoning_tokens <= 0:
+        return fwd, 0, False
+    key = next((k for k in BUDGET_KEYS if body.get(k) is not None), None)
+    if key is None:  # no budget: the reasoning takes what it needs
+        return fwd, reasoning_tokens, False
+    budget = int(body[key])
+    spent = min(reasoning_tokens, budget)
+    left = budget - spent
+    fwd[key] = max(left, 1)
+    return fwd, spent, left <= 0
+
+
+def account_reasoning(resp: dict, spent: int, exhausted: bool) -> dict:
+    """The upstream's chat completion as the provider returns it after ``spent`` hidden reasoning
+    tokens: counted in ``usage`` (``completion_tokens``, ``total_tokens``,
+    ``completion_tokens_details.reasoning_tokens``); when they used up the budget, each choice is
+    an empty answer stopped at the budget (``finish_reason`` ``length``)."""
+    resp = json.loads(json.dumps(resp))
+    usage = resp.setdefault("usage", {}) or {}
+    resp["usage"] = usage
+    if exhausted:
+        for ch in resp.get("choices") or []:
+            ch["finish_reason"] = "length"
+            msg = ch.get("message") or {}
+            msg["content"] = ""
+            ch["message"] = msg
+            if ch.get("logprobs") is not None:
+                ch["logprobs"] = {"content": []}
+        usage["completion_tokens"] = spent
+    else:
+        usage["completion_tokens"] = int(usage.get("completion_tokens") or 0) + spent
+    usage["total_tokens"] = int(usage.get("prompt_tokens") or 0) + usage["completion_tokens"]
+    details = usage.get("completion_tokens_details") or {}
+    details["reasoning_tokens"] = spent
+    usage["completion_tokens_details"] = details
+    return resp
 
 
 @dataclass
@@ -104,6 +167,7 @@ class ProviderGate:
     refused: list = field(default_factory=list)  # (path, [(param, message)])
     forwarded: list = field(default_factory=list)  # (path, body)
     port: int = 0  # 0: a free port
+    reasoning_tokens: int = 0  # hidden tokens a reasoning family spends before it writes
 
     def __post_init__(self):
         gate = self
@@ -119,14 +183,17 @@ class ProviderGate:
                 self.end_headers()
                 self.wfile.write(payload)
 
-            def _forward(self, method: str, data: bytes | None):
+            def _forward(self, method: str, data: bytes | None, reasoning: tuple[int, bool] | None = None):
                 req = urllib.request.Request(gate.upstream + self.path, data=data, method=method)
                 for h in ("Authorization", "Content-Type"):  # Content-Length: urllib sets it from data
                     if self.headers.get(h):
                         req.add_header(h, self.headers[h])
                 try:
                     with urllib.request.urlopen(req, timeout=300) as r:
-                        self._send(r.status, r.read(), r.headers.get("Content-Type", "application/json"))
+                        payload = r.read()
+                        if reasoning is not None and r.status == 200:
+                            payload = json.dumps(account_reasoning(json.loads(payload), *reasoning)).encode()
+                        self._send(r.status, payload, r.headers.get("Content-Type", "application/json"))
                 except urllib.error.HTTPError as e:
                     self._send(e.code, e.read())
                 except (urllib.error.URLError, OSError) as e:  # upstream down: the provider's 502
@@ -139,7 +206,8 @@ class ProviderGate:
             def do_POST(self):
                 data = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 body = json.loads(data or b"{}")
-                bad = violations(self.path, body, gate.rules or rules_for(body.get("model", "")))
+                rules = gate.rules or rules_for(body.get("model", ""))
+                bad = violations(self.path, body, rules)
                 if bad:
                     gate.refused.append((self.path, bad))
                     err = {"error": {"message": "; ".join(m for _, m in bad), "type": "invalid_request_error",
@@ -147,9 +215,16 @@ class ProviderGate:
                     self._send(400, json.dumps(err).encode())
                     return
                 gate.forwarded.append((self.path, body))
+                reasoning = None
+                if self.path.endswith("/chat/completions"):
+                    fwd, spent, exhausted = reasoning_plan(body, rules, gate.reasoning_tokens)
+                    reasoning = (spent, exhausted) if spent else None
+                    if fwd != body:
+                        body = fwd
+                        data = json.dumps(body).encode()
                 if gate.upstream_model and "model" in body:
                     data = json.dumps({**body, "model": gate.upstream_model}).encode()
-                self._forward("POST", data)
+                self._forward("POST", data, reasoning)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -166,14 +241,18 @@ class ProviderGate:
 
 def main(argv: list[str] | None = None) -> None:
     """Run the gate until interrupted: ``python tests/provider_gate.py --upstream http://127.0.0.1:8000
-    --port 18431 [--upstream-model NAME] [--family gpt-5.4-mini]`` (family: force one model's rules)."""
+    --port 18431 [--upstream-model NAME] [--family gpt-5.4-mini] [--reasoning-tokens 48]`` (family: force
+    one model's rules; reasoning tokens: spent by a reasoning family before it writes)."""
     ap = argparse.ArgumentParser(description="TEST DOUBLE of a hosted provider's request rules (proxy)")
     ap.add_argument("--upstream", required=True, help="OpenAI-compatible server, without /v1")
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--upstream-model", default=None, help="name the upstream serves every model by")
     ap.add_argument("--family", default=None, help="apply this model name's rules to every request")
+    ap.add_argument("--reasoning-tokens", type=int, default=0,
+                    help="hidden tokens a reasoning family spends from each request's budget before it writes")
     a = ap.parse_args(argv)
-    gate = ProviderGate(a.upstream, rules_for(a.family) if a.family else None, a.upstream_model, port=a.port)
+    gate = ProviderGate(a.upstream, rules_for(a.family) if a.family else None, a.upstream_model, port=a.port,
+                        reasoning_tokens=a.reasoning_tokens)
     print(f"provider gate (test double) on {gate.base_url} -> {a.upstream}", flush=True)
     try:
         threading.Event().wait()

@@ -11,6 +11,8 @@ behind the provider gate.  The test runs it in a copy of the checkout (beside a 
   rules that call a model;
 - the rules that ran are every rule of the paper DAG except those that need the network
   (whose outputs the rehearsal takes from local packages);
+- the API stand-ins of the reasoning families spent hidden reasoning tokens at the provider gate,
+  counted in every table of theirs (``results/model_outputs.tsv``);
 - it prints jobs, wall time and the stand-in that served each model role (``-s`` shows it;
   the figures of a run are in docs/benchmarks.md).
 """
@@ -25,6 +27,7 @@ import pytest
 
 from conftest import SHARED_DATA, copy_worktree, ensure_default_model
 from cultalign.core.runlog import parse_log, summary
+from cultalign.core.tables import read_tsv
 from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
 from workflow import logs_with_logging_errors, model_rules, paper_stand_ins, planned_jobs, rules_of
@@ -73,6 +76,11 @@ def test_rehearsal_ci_cut_runs_every_paper_rule_through_slurm(tmp_path):
     assert all(j.finished for j in run.jobs.values()), [j for j in run.jobs.values() if not j.finished]
     bad_logs = logs_with_logging_errors(work)
     assert not bad_logs, f"rule logs with a log call that failed to format: {bad_logs}"
+    # the provider gate made each reasoning family spend hidden tokens before it wrote (setup/rehearsal.sh):
+    # reported in usage, recorded per request and counted in every table of such a model
+    counts = read_tsv(work / "results" / "model_outputs.tsv")
+    reasoning = counts[counts["family"].isin(["gpt-5", "gemini"]) & (counts["outputs"] > 0)]
+    assert len(reasoning) and (reasoning["reasoning_tokens"] >= 48 * reasoning["outputs"]).all(), counts.to_string()
 
     # the paper DAG as a user with every input would get it (placeholders where a checkout has none)
     paper = rules_of(planned_jobs(ROOT, "--configfile", "config/paper.yaml", paper_stand_ins(tmp_path),

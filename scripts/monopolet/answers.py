@@ -10,7 +10,8 @@ dilemmas = select(read_tsv(job.input.dilemmas, empty_as_na=True), job.wildcards.
 llm, params, temperature = answer_setup(job.params.answers, job.params.llm, job.seed)
 job.log.info("answer temperature of %s: %s", llm["name"], temperature)
 client = load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], writer=job.writer,
-                     retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"])
+                     retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"],
+                     max_cut_share=llm["outputs"]["max_cut_share"])
 out = generate_answers(client, dilemmas, params)
 counts = answer_counts(dilemmas, out)
 job.write_table(out, job.output[0], client=client, seed=job.seed, prompt_templates=PROMPTS.hashes("ask_advice"),

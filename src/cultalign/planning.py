@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .models.families import reasoning_reserve
+
 COLUMNS = ["study", "rule", "model", "backend", "gpus", "params_b", "jobs", "requests", "prompt_tokens",
            "generated_tokens", "generated_tokens_per_s", "gpu_hours", "basis"]
 DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
@@ -81,7 +83,8 @@ def table(work: list[Work], models: dict, planning: dict) -> pd.DataFrame:
         spec = models[w.model]
         backend = spec.get("backend", "")
         prompt = round(w.requests * w.prompt_tokens)
-        generated = w.requests * w.max_new_tokens
+        # a reasoning model may generate its reasoning reserve besides the visible budget (models.<m>.reasoning_tokens)
+        generated = w.requests * (w.max_new_tokens + reasoning_reserve(spec) if w.max_new_tokens else 0)
         if backend in ("vllm", "transformers"):
             p_b = params_b(w.model, planning.get("params_b"))
             if p_b is None:

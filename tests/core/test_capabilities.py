@@ -109,8 +109,10 @@ def test_paper_config_passes_and_api_models_score_by_first_token(paper):
     used = check_scoring(copy.deepcopy(paper))
     assert used["gpt-5.4-mini"] == used["gpt-4o-mini"] == used["gpt-4o"] == "first_token"
     assert used["llama-3.1-8b-instruct"] == "full"
-    assert paper["models"]["gpt-5.4-mini"]["unsupported_params"] == ["temperature", "top_p"]
-    assert paper["models"]["gpt-5-mini"]["unsupported_params"] == ["temperature", "top_p"]
+    # the GPT-5 family refuses temperature and top_p (models.<m>.family, cultalign.models.families)
+    for name in ("gpt-5.4-mini", "gpt-5-mini"):
+        spec = ModelSpec.from_config(name, paper["models"][name])
+        assert spec.refused_params == ("temperature", "top_p")
 
 
 def test_model_that_cannot_score_fails_naming_model_rule_and_key(paper):

@@ -22,7 +22,8 @@ CONFIGS = ("config/paper.yaml", "config/rehearsal.yaml")
 CI_CUT = ("config/rehearsal-ci.yaml",)  # CI's cut of the rehearsal (tests/test_rehearsal.py runs it)
 # Limits a stand-in keeps: what the job asks of the scheduler and what the
 # model accepts.  `extra` may add engine settings for the CPU stand-in.
-KEPT = ("backend", "max_context", "batch_size", "tensor_parallel_size", "kind", "chat_template", "api_key_env")
+KEPT = ("backend", "max_context", "batch_size", "tensor_parallel_size", "kind", "chat_template", "api_key_env",
+        "family")
 # Rules of the paper DAG that reach the network: the rehearsal has none, and
 # gives their outputs from local packages instead (prepare_model_gguf, whisper
 # from PyPI parts)

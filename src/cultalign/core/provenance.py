@@ -3,7 +3,9 @@
 A sidecar records what made its table: the rule, its wildcards, the config
 values the rule received (its narrow ``params``, hashed), the package code it
 ran (``code``), the seed, the model (id, weight revision, backend, chat-template
-hash) with its request counters (cache hits vs model calls), the prompt-template
+hash) with its request counters (cache hits vs model calls) and the counts of
+the generations behind the table (``outputs``: length-stopped, empty, cut,
+reasoning tokens; ``cultalign.models.client.count_outputs``), the prompt-template
 hashes, counts, the package versions of the running environment, and
 ``synthetic`` / ``synthetic_inputs``: the config keys of the synthetic inputs
 the table was computed from, directly or through its input tables
@@ -126,6 +128,9 @@ def sidecar_record(table: str | Path, *, job: dict[str, Any] | None = None, clie
     if client is not None:
         rec["model"] = client.provenance()
         rec["requests"] = dict(client.stats)
+        take = getattr(client, "take_output_counts", None)
+        if take is not None:  # the generations behind this table: length-stopped, empty, cut, reasoning tokens
+            rec["outputs"] = take()
         events = getattr(getattr(client, "cache", None), "events", None)
         if events and any(events.values()):  # cache damage met (and repaired) while making the table
             rec["cache_events"] = dict(events)

@@ -55,8 +55,13 @@ def write_table(df: pd.DataFrame, path: str | Path, **provenance: Any) -> Path:
     """Write the table and its sidecar (keyword arguments: ``provenance.sidecar_record``).
 
     A stale sidecar is removed before the table is written, so a table never
-    sits beside the sidecar of an earlier run."""
+    sits beside the sidecar of an earlier run.  With a model ``client``, a table more
+    of whose model outputs were cut than config ``model_outputs.max_cut_share`` allows
+    is not written (``ModelClient.check_outputs`` raises)."""
     sidecar_path(path).unlink(missing_ok=True)
+    check = getattr(provenance.get("client"), "check_outputs", None)
+    if check is not None:  # too many model outputs cut at the token budget: fail, write nothing
+        check(str(path))
     write_tsv(df, path)
     write_sidecar(path, **provenance)
     return Path(path)

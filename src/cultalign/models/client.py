@@ -65,7 +65,7 @@ class ModelClient:
     """
 
     def __init__(self, spec: ModelSpec, cache: RequestCache | None = None, backend: Any | None = None,
-                 retry_temperature: float = 0.7, max_attempts: int = 3):
+                 retry_temperature: float = 0.7, max_attempts: int = 3, max_cut_share: float | None = None):
         self.spec = spec
         self.cache = cache
         self._backend = backend
@@ -74,6 +74,9 @@ class ModelClient:
         self.max_attempts = max_attempts  # of generate_parsed / generate_json (config retry.max_attempts)
         self.stats = {"cache_hits": 0, "model_requests": 0, "backend_batches": 0}
         self.load_seconds = 0.0
+        # config model_outputs.max_cut_share (None: counted, never failed)
+        self.max_cut_share = max_cut_share
+        self.outputs = new_output_counts()  # generations since the last table written (take_output_counts)
 
     @property
     def backend(self):
@@ -130,11 +133,11 @@ class ModelClient:
     def _sent_params(self, params: SamplingParams) -> dict:
         """The settings a request carries (the model's unsupported_params left out, logged once)."""
         sent = self.spec.sent_params(params)
-        if self.spec.unsupported_params and not self._dropped_logged:
+        if self.spec.refused_params and not self._dropped_logged:
             self._dropped_logged = True
             log.warning("model %s does not accept %s: left out of its requests (the provider's defaults "
-                        "apply; models.%s.unsupported_params)", self.spec.name,
-                        ", ".join(self.spec.unsupported_params), self.spec.name)
+                        "apply; models.%s.unsupported_params / family)", self.spec.name,
+                        ", ".join(self.spec.refused_params), self.spec.name)
         return sent
 
     def _gen_payload(self, rendered: str, params: SamplingParams, schema: str | None) -> dict:
@@ -148,7 +151,22 @@ class ModelClient:
 
     def generate(self, requests: Sequence[ChatRequest]) -> list[Generation]:
         rendered = [self.render(r.messages) for r in requests]
-        return self._generate_rendered(requests, rendered)
+        gens = self._generate_rendered(requests, rendered)
+        count_outputs(self.outputs, gens, self.spec.reasons)
+        return gens
+
+    # -- outputs behind a table: counted, and checked before the table is written ----------
+    def take_output_counts(self) -> dict[str, int]:
+        """Counts of the generations since the last call (the outputs behind one table), then reset."""
+        out, self.outputs = self.outputs, new_output_counts()
+        return out
+
+    def check_outputs(self, table: str) -> None:
+        """Raise ``CutOutputsError`` when more than ``max_cut_share`` of the generations behind
+        ``table`` (since the last table) were cut (``count_outputs``)."""
+        problem = cut_problem(self.outputs, self.max_cut_share, self.spec)
+        if problem:
+            raise CutOutputsError(f"{table}: {problem}")
 
     def _generate_rendered(self, requests: Sequence[ChatRequest], rendered: list[str]) -> list[Generation]:
         payloads = [self._gen_payload(p, r.params, r.schema) for p, r in zip(rendered, requests)]
@@ -172,7 +190,7 @@ class ModelClient:
                 chunk = idx[s : s + bs]
                 gens = self.backend.generate(
                     [rendered[i] for i in chunk],
-                    requests[chunk[0]].params,
+                    self.spec.request_params(requests[chunk[0]].params),  # the model's token budget
                     schema=requests[chunk[0]].schema,
                     messages=[requests[i].message_dicts() for i in chunk],
                     seeds=[requests[i].params.seed for i in chunk],
@@ -286,8 +304,12 @@ class ModelClient:
     def provenance(self) -> dict[str, Any]:
         """What a table's sidecar records about the model: identity, chat template, the
         option-scoring strategy and the sampling settings left out of every request."""
-        return {"name": self.spec.name, **self.spec.identity(), "chat_template_hash": self.template_hash(),
-                "scoring": self.scoring, "unsupported_params": list(self.spec.unsupported_params or [])}
+        rec = {"name": self.spec.name, **self.spec.identity(), "chat_template_hash": self.template_hash(),
+               "scoring": self.scoring, "unsupported_params": list(self.spec.refused_params)}
+        if self.spec.family:
+            rec.update(family=self.spec.family, reasoning_effort=self.spec.reasoning_effort,
+                       reasoning_tokens=self.spec.reasoning_tokens)
+        return rec
 
     # -- option scoring ----------------------------------------------------
     def score_options(self, items: Sequence[ScoreItem]) -> list[OptionScores]:
@@ -349,6 +371,47 @@ class ModelClient:
             [(items[i].message_dicts(), list(items[i].labels), items[i].prefix) for i in chunk]))
 
 
+OUTPUT_COUNTS = ("outputs", "length_stopped", "empty", "cut", "reasoning_tokens")
+
+
+class CutOutputsError(RuntimeError):
+    """Too many of a table's model outputs were cut at the token budget (config model_outputs.max_cut_share)."""
+
+
+def new_output_counts() -> dict[str, int]:
+    return dict.fromkeys(OUTPUT_COUNTS, 0)
+
+
+def count_outputs(counts: dict[str, int], gens: Sequence[Generation], reasons: bool) -> dict[str, int]:
+    """Add ``gens`` (cached ones too: the counts describe the outputs behind a table) to ``counts``:
+    ``length_stopped`` (finish reason ``length``), ``empty`` (no visible text), ``cut`` (stopped at
+    the budget by a reasoning model, whose reasoning shares the budget, or with an empty visible
+    answer) and the ``reasoning_tokens`` the provider reported."""
+    for g in gens:
+        length = g.finish_reason == "length"
+        empty = not (g.text or "").strip()
+        counts["outputs"] += 1
+        counts["length_stopped"] += length
+        counts["empty"] += empty
+        counts["cut"] += length and (reasons or empty)
+        counts["reasoning_tokens"] += int(g.reasoning_tokens or 0)
+    return counts
+
+
+def cut_problem(counts: dict[str, int], max_share: float | None, spec: ModelSpec) -> str | None:
+    """Why the outputs ``counts`` fail the check (None when they pass or no check is set)."""
+    n = counts.get("outputs", 0)
+    if max_share is None or not n or counts.get("cut", 0) / n <= max_share:
+        return None
+    share = counts["cut"] / n
+    fix = (f"raise models.{spec.name}.reasoning_tokens (now {spec.reasoning_tokens}) or lower "
+           f"models.{spec.name}.reasoning_effort" if spec.reasons else "raise the rule's max_new_tokens")
+    return (f"{counts['cut']} of {n} outputs of model {spec.name!r} ({share:.1%}) were cut at the token budget "
+            f"({counts['length_stopped']} stopped at the budget, {counts['empty']} empty, "
+            f"{counts['reasoning_tokens']} reasoning tokens), more than model_outputs.max_cut_share = "
+            f"{max_share}; {fix}")
+
+
 def extract_json(text: str) -> str:
     """The first balanced JSON object/array in ``text`` (models often wrap JSON in prose or fences)."""
     start = min((i for i in (text.find("{"), text.find("[")) if i >= 0), default=-1)
@@ -378,13 +441,15 @@ def extract_json(text: str) -> str:
 
 
 def load_client(models_cfg: dict, name: str, cache_dir: str | None, writer: str | None = None,
-                 retry_temperature: float = 0.7, max_attempts: int = 3) -> ModelClient:
+                 retry_temperature: float = 0.7, max_attempts: int = 3,
+                 max_cut_share: float | None = None) -> ModelClient:
     """Build a client for config entry ``models[name]``."""
     if name not in models_cfg:
         raise KeyError(f"model {name!r} is not declared under 'models:' in the config (have: {sorted(models_cfg)})")
     spec = ModelSpec.from_config(name, models_cfg[name])
     cache = RequestCache(cache_dir, f"{spec.model_id}@{spec.revision or 'local'}", writer) if cache_dir else None
-    return ModelClient(spec, cache, retry_temperature=retry_temperature, max_attempts=max_attempts)
+    return ModelClient(spec, cache, retry_temperature=retry_temperature, max_attempts=max_attempts,
+                       max_cut_share=max_cut_share)
 
 
 def open_client(job, param: str = "llm") -> ModelClient:
@@ -392,9 +457,10 @@ def open_client(job, param: str = "llm") -> ModelClient:
 
     ``rules/common.smk`` gives model rules the param ``llm=llm_of(name)`` (or
     ``llm_of_wildcard``): ``{"name", "spec", "cache_dir", "retry"}``, i.e. the
-    model's own ``models:`` entry and the request-cache settings, nothing else."""
+    model's own ``models:`` entry, the request-cache settings and ``model_outputs``, nothing else."""
     llm = job.params.get(param)
     if llm is None:
         raise KeyError(f"rule {job.rule}: no param {param!r} (give the rule `{param}=llm_of(...)`)")
     return load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], writer=job.writer,
-                       retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"])
+                       retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"],
+                       max_cut_share=(llm.get("outputs") or {}).get("max_cut_share"))

@@ -12,9 +12,13 @@
 * retries: rate limits (429), timeouts/connection errors, 408/409 and 5xx are
   retried a bounded number of times with exponential backoff and jitter
   (``Retry-After`` honoured); other errors are raised at once.
-* parameters the model does not accept (``spec.unsupported_params``, e.g.
-  temperature and top_p for the GPT-5 family) are left out of every request;
-  the client keys and records the settings actually sent.
+* parameters the model does not accept (``spec.refused_params``: its
+  ``unsupported_params`` and its provider family's, e.g. temperature and top_p
+  for the GPT-5 family) are left out of every request; the client keys and
+  records the settings actually sent.  A reasoning-family model
+  (``cultalign.models.families``) gets ``reasoning_effort`` where set and a
+  ``max_completion_tokens`` of the visible budget plus its reasoning reserve;
+  the hidden reasoning tokens the provider reports are recorded per request.
 * option scoring, strategy ``first_token`` (a hosted API;
   ``capabilities``): a greedy chat completion with ``logprobs=True`` and
   ``top_logprobs`` (``extra.top_logprobs``, at most 20), within
@@ -109,9 +113,12 @@ def strict_compatible(schema: Any) -> bool:
 
 
 def chat_request(model: str, messages: list[dict], params: SamplingParams, schema: str | None,
-                 unsupported: Sequence[str] = ()) -> dict[str, Any]:
+                 unsupported: Sequence[str] = (), reasoning_effort: str | None = None) -> dict[str, Any]:
     """Keyword arguments of one ``chat.completions.create`` call, without the settings the
-    model does not accept (``unsupported``: ``models.<m>.unsupported_params``)."""
+    model does not accept (``unsupported``: ``ModelSpec.refused_params``), with
+    ``reasoning_effort`` when given (a reasoning-family model's ``models.<m>.reasoning_effort``).
+    ``params.max_new_tokens`` is the whole budget (``ModelSpec.request_params``: the visible
+    budget plus the model's reasoning reserve)."""
     kw: dict[str, Any] = {
         "model": model,
         "messages": messages,
@@ -124,6 +131,8 @@ def chat_request(model: str, messages: list[dict], params: SamplingParams, schem
         kw["stop"] = list(params.stop)
     for k in unsupported:
         kw.pop(k, None)
+    if reasoning_effort is not None:
+        kw["reasoning_effort"] = reasoning_effort
     if schema is not None:
         obj = json.loads(schema)
         kw["response_format"] = {
@@ -131,6 +140,17 @@ def chat_request(model: str, messages: list[dict], params: SamplingParams, schem
             "json_schema": {"name": "response", "schema": obj, "strict": strict_compatible(obj)},
         }
     return kw
+
+
+def reported_reasoning_tokens(usage: Any) -> int | None:
+    """Hidden reasoning tokens of a response (``usage.completion_tokens_details.reasoning_tokens``),
+    None where the provider reports none."""
+    details = getattr(usage, "completion_tokens_details", None) if usage is not None else None
+    if isinstance(details, dict):
+        n = details.get("reasoning_tokens")
+    else:
+        n = getattr(details, "reasoning_tokens", None)
+    return int(n) if n is not None else None
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -214,7 +234,8 @@ class OpenAIBackend:
         self.backoff_base = float(extra.get("backoff_base", 1.0))
         self.backoff_cap = float(extra.get("backoff_cap", 30.0))
         self._tokenizer = None
-        self.unsupported = tuple(spec.unsupported_params or ())
+        self.unsupported = tuple(spec.refused_params)
+        self.reasoning_effort = spec.reasoning_effort if spec.reasons else None
         self.top_logprobs = int(extra.get("top_logprobs", MAX_TOP_LOGPROBS))
         if not 1 <= self.top_logprobs <= MAX_TOP_LOGPROBS:
             raise ValueError(f"models.{spec.name}.extra.top_logprobs: 1..{MAX_TOP_LOGPROBS}, got {self.top_logprobs}")
@@ -261,7 +282,8 @@ class OpenAIBackend:
 
         def one(job: tuple[list[dict], int]) -> Generation:
             msgs, seed = job
-            kw = chat_request(self.model, list(msgs), params.with_seed(seed), schema, self.unsupported)
+            kw = chat_request(self.model, list(msgs), params.with_seed(seed), schema, self.unsupported,
+                              self.reasoning_effort)
             resp = self._retry(lambda: self.client.chat.completions.create(**kw), "chat completion")
             ch = resp.choices[0]
             fr = ch.finish_reason or "stop"
@@ -271,6 +293,7 @@ class OpenAIBackend:
                 finish_reason=fr,
                 prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
                 completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+                reasoning_tokens=reported_reasoning_tokens(usage),
             )
 
         return self._map(one, list(zip(messages, seeds)))
@@ -279,12 +302,15 @@ class OpenAIBackend:
     def first_token_request(self) -> dict[str, Any]:
         """Settings of a first-token scoring request as sent (also part of the cache key): greedy
         where the model accepts a temperature, ``top_logprobs`` (at most 20), a token budget that
-        covers the options' prefix (``extra.first_token_max_tokens``, default 16)."""
+        covers the options' prefix (``extra.first_token_max_tokens``, default 16) plus the
+        reasoning reserve of a reasoning model, and its ``reasoning_effort`` where set."""
+        visible = int((self.spec.extra or {}).get("first_token_max_tokens", 16))
         kw: dict[str, Any] = {"temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs,
-                              "max_completion_tokens": int((self.spec.extra or {}).get("first_token_max_tokens", 16)),
-                              "seed": 0}
+                              "max_completion_tokens": self.spec.budget(visible), "seed": 0}
         for k in self.unsupported:
             kw.pop(k, None)
+        if self.reasoning_effort is not None:
+            kw["reasoning_effort"] = self.reasoning_effort
         return kw
 
     def score_first_token(self, items: Sequence[tuple[list[dict], list[str], str]]) -> list[OptionScores]:

@@ -44,4 +44,7 @@ def render_chat(spec, messages: list[dict], tokenizer_loader: Callable[[], objec
         import jinja2
 
         return jinja2.Template(PLAIN_TEMPLATE).render(messages=messages)
+    if getattr(spec, "reasons", False) and getattr(spec, "reasoning_effort", None) is not None:
+        # a reasoning model's template takes its effort (gpt-oss: "Reasoning: <effort>" in the system message)
+        kwargs["reasoning_effort"] = spec.reasoning_effort
     return tok.apply_chat_template(messages, tokenize=False, add_generation_prompt=True, **kwargs)

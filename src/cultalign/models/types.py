@@ -62,6 +62,9 @@ class ModelSpec:
     extra: dict = field(default_factory=lambda: dict(_D["extra"]))
     scoring: str | None = _D["scoring"]  # full | first_token | none; None: by backend (capabilities.scoring_of)
     unsupported_params: list = field(default_factory=lambda: list(_D["unsupported_params"]))
+    family: str | None = _D["family"]  # provider family (cultalign.models.families)
+    reasoning_effort: str | None = _D["reasoning_effort"]  # None: the provider's / template's default
+    reasoning_tokens: int = _D["reasoning_tokens"]  # reserve for reasoning, added to every visible budget
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":
@@ -79,6 +82,11 @@ class ModelSpec:
         if cfg.get("unsupported_params") and cfg.get("backend", "transformers") != "openai":
             raise ValueError(f"models.{name}.unsupported_params applies to the openai backend only "
                              f"(backend is {cfg.get('backend')!r})")
+        from .families import family_problems
+
+        problems = family_problems(name, cfg)
+        if problems:
+            raise ValueError("; ".join(problems))
         return cls(name=name, **cfg)
 
     @property
@@ -105,12 +113,52 @@ class ModelSpec:
         return scoring_of(self.name, {"backend": self.backend, "scoring": self.scoring, "path": self.path,
                                       "base_url": self.base_url, "extra": self.extra})
 
+    @property
+    def provider_family(self):
+        """The model's provider family (``families.FAMILIES``), None without one."""
+        from .families import FAMILIES
+
+        return FAMILIES.get(self.family) if self.family else None
+
+    @property
+    def reasons(self) -> bool:
+        """True for a model of a reasoning family (its reasoning shares the token budget)."""
+        fam = self.provider_family
+        return bool(fam and fam.reasoning)
+
+    @property
+    def refused_params(self) -> tuple[str, ...]:
+        """Settings left out of every request: ``unsupported_params`` and, on the openai backend,
+        those the model's provider family refuses (in ``DROPPABLE_PARAMS`` order)."""
+        fam = self.provider_family
+        refused = set(self.unsupported_params or ())
+        if fam is not None and self.backend == "openai":
+            refused |= set(fam.refuses)
+        return tuple(p for p in DROPPABLE_PARAMS if p in refused)
+
+    def budget(self, visible: int) -> int:
+        """Tokens a request may generate for a visible answer of at most ``visible`` tokens: the
+        visible budget plus ``reasoning_tokens`` for a model of a reasoning family."""
+        from .families import reasoning_reserve
+
+        return int(visible) + reasoning_reserve({"family": self.family, "reasoning_tokens": self.reasoning_tokens})
+
+    def request_params(self, params: "SamplingParams") -> "SamplingParams":
+        """``params`` with the token budget this model's requests get (``budget``)."""
+        n = self.budget(params.max_new_tokens)
+        if n == params.max_new_tokens:
+            return params
+        return SamplingParams(params.temperature, params.top_p, n, params.stop, params.seed)
+
     def sent_params(self, params: "SamplingParams") -> dict[str, Any]:
-        """The sampling settings a request to this model carries: ``params`` without the
-        ``unsupported_params`` (the provider applies its own default for those)."""
-        d = params.to_dict()
-        for k in self.unsupported_params or ():
+        """The sampling settings a request to this model carries: ``params`` with the model's token
+        budget, without the refused settings (the provider applies its own default for those), with
+        ``reasoning_effort`` where set."""
+        d = self.request_params(params).to_dict()
+        for k in self.refused_params:
             d.pop(k, None)
+        if self.reasons and self.reasoning_effort is not None:
+            d["reasoning_effort"] = self.reasoning_effort
         return d
 
 
@@ -240,9 +288,12 @@ class Generation:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    reasoning_tokens: int | None = None  # hidden reasoning within completion_tokens, where the provider reports it
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in asdict(self).items() if k != "cached"}
+        # reasoning_tokens only where reported: other entries keep the layout older cache entries have
+        return {k: v for k, v in asdict(self).items()
+                if k != "cached" and not (k == "reasoning_tokens" and v is None)}
 
 
 @dataclass

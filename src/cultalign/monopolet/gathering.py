@@ -37,13 +37,15 @@ def summed_counts(paths: Sequence[str | Path]) -> dict[str, int | float]:
 
 def shared_provenance(paths: Sequence[str | Path]) -> dict[str, Any]:
     """Number of shards; model, prompt templates and seed of the first shard; request counters
-    summed over the shards (when every shard has them)."""
+    and model-output counts summed over the shards (when every shard has them)."""
     sides = _sidecars(paths)
     extra: dict[str, Any] = {"shards": len(paths)}
     if sides:
         extra.update({k: sides[0][k] for k in ("model", "prompt_templates", "seed") if k in sides[0]})
         if all("requests" in s for s in sides):
             extra["requests"] = {k: sum(s["requests"][k] for s in sides) for k in sides[0]["requests"]}
+        if all("outputs" in s for s in sides):  # length-stopped, empty, cut outputs and reasoning tokens
+            extra["outputs"] = {k: sum(s["outputs"].get(k, 0) for s in sides) for k in sides[0]["outputs"]}
     return extra
 
 

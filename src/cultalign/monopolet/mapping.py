@@ -42,7 +42,7 @@ class MappingSettings:
     yes_threshold: float
     fallback: str  # embedding | drop
     check: str = "score"  # score | generate
-    max_new_tokens: int = 1024  # check: generate
+    max_new_tokens: int = 1024  # check: generate (the visible answer; a reasoning model's reserve is added)
     temperature: float = 0.0  # check: generate
 
     @classmethod
