@@ -25,12 +25,10 @@ README = ROOT / "README.md"
 # command prefix -> why it is not run by this test
 NOT_RUN = {
     "bash setup/run-embedded.sh": "installs system packages and the venv, then runs all three studies "
-                                  "(tens of minutes); CI runs it itself",
+                                  "(about ten minutes); the slow tests run them end to end on tests/config/small.yaml",
     "bash setup/run-tests.sh": "installs what the tests need and runs the whole test suite, this file included",
     "bash setup/rehearsal.sh": "starts a local SLURM cluster and runs the paper DAG on stand-in models (an hour "
                                "or more; run by setup/run-tests.sh)",
-    "docker ": "needs docker",
-    "apptainer ": "needs apptainer and the docker image",
     "pip install ": "installs packages into the user's environment",
     "$EDITOR ": "opens an editor",
     "snakemake --profile slurm ": "needs a SLURM site: slurm/profile.yaml submits by sbatch and builds each rule's "
