@@ -16,6 +16,15 @@ def pact_construction_weights(wildcards):
     return model_dir(pact_construction_model())
 
 
+def pact_judge_model():
+    """The full-dataset LLM judge (appendix A.5): `pact.judge_model`, else the construction model."""
+    return PACT["judge_model"] or pact_construction_model()
+
+
+def pact_judge_weights(wildcards):
+    return model_dir(pact_judge_model())
+
+
 def pact_sampling(section):
     """Param function: the decoding keys (temperature, top_p, max_new_tokens) of config
     `section` that it has, each through conf (cultalign.models.SamplingParams.from_config).
