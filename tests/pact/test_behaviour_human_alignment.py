@@ -162,7 +162,7 @@ def test_alignment_metrics_both_mae_variants_and_sign():
             rows.append({"model": "m", "scenario_id": item, "question_type": "norm", "persona_setting": "persona",
                          "prompt_format": "compact_json", "follow_culture": float(f), "position_audit": False,
                          "culture_is_A": True})
-    m = alignment.alignment_metrics(pd.DataFrame(rows), h).iloc[0]
+    m = alignment.alignment_metrics(pd.DataFrame(rows), h, "scenario").iloc[0]
     assert m.rate_mae_item == pytest.approx((abs(1 - 0.75) + abs(0 - 1.0)) / 2)
     assert m.rate_gap_aggregate == pytest.approx(abs(0.5 - 0.875))
     assert m.signed_culture_gap == pytest.approx(((1 - 0.75) + (0 - 1.0)) / 2)  # negative: under-selects culture
