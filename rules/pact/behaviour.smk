@@ -82,6 +82,7 @@ rule pact_behaviour_analysis:
             shows="Chi-square tests and Cramer's V per factor",
         ),
         demographics="results/pact/analysis/demographic_effects.tsv",
+        figure5_demographics="results/pact/analysis/figure5_demographic_effects.tsv",
         regions="results/pact/analysis/region_effects.tsv",
         region_pairs="results/pact/analysis/region_pair_rates.tsv",
         preference_bins="results/pact/analysis/preference_bins.tsv",

@@ -10,7 +10,7 @@ PACT_FIGURE_INPUTS = {
         "model_pairs": "results/pact/analysis/model_pairs.tsv",
     },
     "5": {
-        "demographics": "results/pact/analysis/demographic_effects.tsv",
+        "demographics": "results/pact/analysis/figure5_demographic_effects.tsv",
         "regions": "results/pact/analysis/region_effects.tsv",
     },
     "6": {

@@ -162,6 +162,7 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "by_model": rates_by_model(d, [], n_boot, seed),
         "chi_square": chi_square_table(d, FACTORS, significance),
         "demographics": demographic_effects(d, significance),
+        "figure5_demographics": figure5_demographic_effects(d, significance),
         "regions": region_deltas(d),
         "region_pairs": region_pair_rates(d),
         "preference_bins": preference_bins(d, n_boot, seed),
@@ -349,6 +350,36 @@ def demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd
             ra, rb = ga.mean(), gb.mean()
             rows.append({"model": model, "factor": f, "contrast": f"{a} - {b}", "rate_a": ra, "rate_b": rb,
                          "delta_pp": 100 * (ra - rb), "n_a": len(ga), "n_b": len(gb), "subset": subset})
+    return pd.DataFrame(rows)
+
+
+FIGURE5_CONTRASTS = (("age", "younger", "older"), ("gender", "female", "male"))
+FIGURE5_ROLES = ("actor", "receiver")
+
+
+def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd.DataFrame:
+    """Figure 5 A/B and the abstract's age and gender effects (section 4.3: "across both actor and
+    receiver contexts"): younger - older and female - male allow-preference rates in percentage
+    points, per model and pooled over the main models ("all"), for the actor, the receiver and
+    both (``actor_and_receiver``: each decision counted once as actor and once as receiver).  Over
+    every valid decision of the main models (all sources, model kinds and system prompts: not the
+    appendix B.9 subset of ``demographic_effects``), age contrasts over the prompts that show age
+    and gender contrasts over those that show gender (``significance`` ``age_ablations`` /
+    ``gender_ablations``)."""
+    sig = significance or {}
+    valid = d[d["decision"] != UNKNOWN]
+    rows = []
+    for model, g0 in [("all", valid), *valid.groupby("model")]:
+        for factor, a, b in FIGURE5_CONTRASTS:
+            g = _shown(g0, sig.get(f"{factor}_ablations"))
+            sums = {role: {lvl: g.loc[g[f"{role}_{factor}"] == lvl, "allow"] for lvl in (a, b)}
+                    for role in FIGURE5_ROLES}
+            sums["actor_and_receiver"] = {lvl: pd.concat([sums[r][lvl] for r in FIGURE5_ROLES]) for lvl in (a, b)}
+            for role, by in sums.items():
+                ra, rb = by[a].mean(), by[b].mean()
+                rows.append({"model": model, "factor": factor, "role": role, "contrast": f"{a} - {b}",
+                             "rate_a": ra, "rate_b": rb, "delta_pp": 100 * (ra - rb), "n_a": len(by[a]),
+                             "n_b": len(by[b]), "decisions": f"main models, prompts that show {factor}"})
     return pd.DataFrame(rows)
 
 

@@ -10,6 +10,7 @@ import pandas as pd
 from ..core import figures as figs
 from ..core.figures import plt
 from ..core.tables import read_tsv
+from .analysis import FIGURE5_ROLES
 from .geography import REGIONS
 
 CONFIGURATIONS = {
@@ -126,12 +127,24 @@ def figure4(by_model_kind: pd.DataFrame, out: str, pairs: pd.DataFrame | None = 
 
 
 def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.6))
+    """A/B: age and gender effects per model for the actor and the receiver
+    (``analysis.figure5_demographic_effects``); C: receiver-region deltas averaged across models."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     d = demo[demo.model != "all"]
-    for ax, f, title in ((axes[0], "actor_age", "A: age (younger minus older actor)"),
-                         (axes[1], "actor_gender", "B: gender (female minus male actor)")):
-        g = d[d.factor == f]
-        _bars(ax, g["model"].tolist(), g["delta_pp"].fillna(0).tolist(), title=title, ylabel=PP)
+    models = sorted(d["model"].unique())
+    w = 0.8 / len(FIGURE5_ROLES)
+    for ax, factor, title in ((axes[0], "age", "A: age (younger minus older)"),
+                              (axes[1], "gender", "B: gender (female minus male)")):
+        for j, role in enumerate(FIGURE5_ROLES):
+            g = d[(d.factor == factor) & (d.role == role)].set_index("model").reindex(models)
+            ax.bar(np.arange(len(models)) + j * w, g["delta_pp"].fillna(0), w, label=role)
+        ax.set_xticks(np.arange(len(models)) + w * (len(FIGURE5_ROLES) - 1) / 2, figs.displays(models),
+                      rotation=30, ha="right")
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(title)
+        ax.set_ylabel(PP)
+        ax.set_xlabel("Model")
+    figs.legend_outside(axes[1], title="Demographic of")
     r = regions.sort_values("delta_pp")
     _bars(axes[2], r["region"].tolist(), r["delta_pp"].tolist(),
           color=["salmon" if v < 0 else "mediumseagreen" for v in r["delta_pp"]],
@@ -139,8 +152,9 @@ def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
     fig.suptitle("Figure 5: demographic and regional effects")
     fig.tight_layout()
     figs.note(fig, "pp = percentage points of the allow-preference rate. A-B: positive = more preference "
-              "allowance for the younger / female actor. C: averaged across models; salmon = more "
-              "culture-following than overall, green = more preference-allowing.")
+              "allowance for the younger / female actor or receiver (all decisions of the main models whose "
+              "prompt shows the attribute). C: averaged across models; salmon = more culture-following than "
+              "overall, green = more preference-allowing.")
     _save(fig, out)
 
 
