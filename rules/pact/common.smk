@@ -90,6 +90,7 @@ PACT_APPENDIX_FIGURES = {
     "15": "results/pact/figures/figure15.png",
     "16": "results/pact/figures/figure16.png",
     "region_heatmap": "results/pact/figures/appendix_b2_region_heatmap.png",
+    "12": "results/pact/figures/figure12.png",
 }
 PACT_TABLES = [
     "results/pact/ingest/normad_summary.tsv",
@@ -109,4 +110,7 @@ PACT_TABLES = [
     "results/pact/regression/human_drop1.tsv",
     "results/pact/regression/model_drop1.tsv",
     "results/pact/annotation/agreement.tsv",
+    "results/pact/analysis/pair_rates.tsv",
+    "results/pact/human/relation_rates.tsv",
+    "results/pact/human/agreement_cells.tsv",
 ]

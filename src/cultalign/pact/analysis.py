@@ -163,6 +163,8 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "chi_square": chi_square_table(d, FACTORS, significance),
         "demographics": demographic_effects(d, significance),
         "figure5_demographics": figure5_demographic_effects(d, significance),
+        "figure12_demographics": figure5_demographic_effects(d, significance, by=("source",)),
+        "pair_rates": pair_rates(d, n_boot, seed, significance),
         "regions": region_deltas(d),
         "region_pairs": region_pair_rates(d),
         "preference_bins": preference_bins(d, n_boot, seed),
@@ -328,7 +330,14 @@ def chi_square_table(d: pd.DataFrame, factors, significance: dict | None = None)
             continue
         g = (_shown(valid, sig.get("age_ablations")) if f in AGE_FACTORS
              else _shown(valid, sig.get("gender_ablations")) if f in GENDER_FACTORS else valid)
-        rows.append({**chi_square_cramer(g, f, "decision"), "subset": subset})
+        rows.append({**chi_square_cramer(g, f, "decision"), "column": f, "subset": subset})
+    scenario_type = sig.get("scenario_type")
+    if scenario_type:  # Table 13's "scenario type" row: the column ``significance.scenario_type`` names
+        if scenario_type not in valid.columns:
+            raise KeyError(f"decision table has no {scenario_type!r} column for pact.behaviour.significance."
+                           "scenario_type")
+        rows.append({**chi_square_cramer(valid, scenario_type, "decision"), "factor": "scenario_type",
+                     "column": scenario_type, "subset": subset})
     return pd.DataFrame(rows)
 
 
@@ -357,7 +366,8 @@ FIGURE5_CONTRASTS = (("age", "younger", "older"), ("gender", "female", "male"))
 FIGURE5_ROLES = ("actor", "receiver")
 
 
-def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd.DataFrame:
+def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = None,
+                                by: tuple[str, ...] = ()) -> pd.DataFrame:
     """Figure 5 A/B and the abstract's age and gender effects (section 4.3: "across both actor and
     receiver contexts"): younger - older and female - male allow-preference rates in percentage
     points, per model and pooled over the main models ("all"), for the actor, the receiver and
@@ -365,22 +375,48 @@ def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = Non
     every valid decision of the main models (all sources, model kinds and system prompts: not the
     appendix B.9 subset of ``demographic_effects``), age contrasts over the prompts that show age
     and gender contrasts over those that show gender (``significance`` ``age_ablations`` /
-    ``gender_ablations``)."""
+    ``gender_ablations``).  ``by``: further columns the effects are split by (Figure 12: source)."""
     sig = significance or {}
     valid = d[d["decision"] != UNKNOWN]
+    by = list(by)
     rows = []
-    for model, g0 in [("all", valid), *valid.groupby("model")]:
+    groups = [(("all", *k) if by else ("all",), g) for k, g in (valid.groupby(by) if by else [((), valid)])]
+    groups += [(k if isinstance(k, tuple) else (k,), g) for k, g in valid.groupby(["model", *by])]
+    for key, g0 in groups:
+        model, split = key[0], dict(zip(by, key[1:]))
         for factor, a, b in FIGURE5_CONTRASTS:
             g = _shown(g0, sig.get(f"{factor}_ablations"))
             sums = {role: {lvl: g.loc[g[f"{role}_{factor}"] == lvl, "allow"] for lvl in (a, b)}
                     for role in FIGURE5_ROLES}
             sums["actor_and_receiver"] = {lvl: pd.concat([sums[r][lvl] for r in FIGURE5_ROLES]) for lvl in (a, b)}
-            for role, by in sums.items():
-                ra, rb = by[a].mean(), by[b].mean()
-                rows.append({"model": model, "factor": factor, "role": role, "contrast": f"{a} - {b}",
-                             "rate_a": ra, "rate_b": rb, "delta_pp": 100 * (ra - rb), "n_a": len(by[a]),
-                             "n_b": len(by[b]), "decisions": f"main models, prompts that show {factor}"})
+            for role, lv in sums.items():
+                ra, rb = lv[a].mean(), lv[b].mean()
+                rows.append({"model": model, **split, "factor": factor, "role": role, "contrast": f"{a} - {b}",
+                             "rate_a": ra, "rate_b": rb, "delta_pp": 100 * (ra - rb), "n_a": len(lv[a]),
+                             "n_b": len(lv[b]), "decisions": f"main models, prompts that show {factor}"})
     return pd.DataFrame(rows)
+
+
+PAIR_FACTORS = (("age_pair", "age"), ("gender_pair", "gender"))
+
+
+def pair_rates(d: pd.DataFrame, n_boot: int, seed: int, significance: dict | None = None) -> pd.DataFrame:
+    """Appendix B.4 Table 6: allow-preference rate (share of valid decisions, bootstrap CI) per
+    actor -> receiver age pair and gender pair, per model and pooled over the main models
+    ("all"); age pairs over the prompts that show age, gender pairs over those that show gender
+    (``significance`` ``age_ablations`` / ``gender_ablations``)."""
+    sig = significance or {}
+    parts = []
+    for col, factor in PAIR_FACTORS:
+        shown = _shown(d, sig.get(f"{factor}_ablations"))
+        if col not in shown.columns or shown.empty:
+            continue
+        per = rates_by_model(shown, [col], n_boot, seed)
+        pooled = rates_by_model(shown.assign(model="all"), [col], n_boot, seed)
+        t = pd.concat([pooled, per], ignore_index=True).rename(columns={col: "pair"})
+        parts.append(t.assign(factor=col))
+    cols = ["factor", "model", "pair", "n", "n_valid", "n_unknown", "allow_rate", "ci_low", "ci_high"]
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
 def region_deltas(d: pd.DataFrame) -> pd.DataFrame:

@@ -158,6 +158,39 @@ def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
     _save(fig, out)
 
 
+def figure12(effects: pd.DataFrame, out: str) -> None:
+    """Appendix B.4 Figure 12: age (younger - older) and gender (female - male) effects in pp per
+    model and source, one panel per factor x role (actor, receiver)."""
+    d = effects[effects.model != "all"]
+    models = sorted(d["model"].unique())
+    sources = sorted(d["source"].unique())
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row", squeeze=False)
+    w = 0.8 / max(len(sources), 1)
+    for i, (factor, what) in enumerate((("age", "younger minus older"), ("gender", "female minus male"))):
+        for j, role in enumerate(FIGURE5_ROLES):
+            ax = axes[i][j]
+            for k, src in enumerate(sources):
+                g = d[(d.factor == factor) & (d.role == role) & (d.source == src)].set_index("model").reindex(models)
+                ax.bar(np.arange(len(models)) + k * w, g["delta_pp"].fillna(0), w, label=src)
+            ax.set_xticks(np.arange(len(models)) + w * (len(sources) - 1) / 2, figs.displays(models),
+                          rotation=30, ha="right")
+            ax.axhline(0, color="black", lw=0.5)
+            ax.set_title(f"{'ABCD'[2 * i + j]}: {factor}, {role} ({what})")
+            ax.set_ylabel(PP)
+            ax.set_xlabel("Model")
+    figs.legend_outside(axes[0][1], title="Source")
+    fig.suptitle("Figure 12: age and gender effects per model and source")
+    fig.tight_layout()
+    figs.note(fig, "pp = percentage points of the allow-preference rate; positive = more preference allowance "
+              "for the younger / female actor or receiver (decisions of the main models whose prompt shows the "
+              "attribute).")
+    _save(fig, out)
+
+
+def figure12_from(effects: str, out: str) -> None:
+    figure12(_read(effects), out)
+
+
 def figure6(gaps: pd.DataFrame, agree: pd.DataFrame, out: str, synthetic: bool) -> None:
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 3.6))
     g = gaps[gaps.participant_country != "all"]
