@@ -363,7 +363,7 @@ def demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd
 
 
 FIGURE5_CONTRASTS = (("age", "younger", "older"), ("gender", "female", "male"))
-FIGURE5_ROLES = ("actor", "receiver")
+DEMOGRAPHIC_ROLES = ("actor", "receiver")
 
 
 def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = None,
@@ -387,8 +387,8 @@ def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = Non
         for factor, a, b in FIGURE5_CONTRASTS:
             g = _shown(g0, sig.get(f"{factor}_ablations"))
             sums = {role: {lvl: g.loc[g[f"{role}_{factor}"] == lvl, "allow"] for lvl in (a, b)}
-                    for role in FIGURE5_ROLES}
-            sums["actor_and_receiver"] = {lvl: pd.concat([sums[r][lvl] for r in FIGURE5_ROLES]) for lvl in (a, b)}
+                    for role in DEMOGRAPHIC_ROLES}
+            sums["actor_and_receiver"] = {lvl: pd.concat([sums[r][lvl] for r in DEMOGRAPHIC_ROLES]) for lvl in (a, b)}
             for role, lv in sums.items():
                 ra, rb = lv[a].mean(), lv[b].mean()
                 rows.append({"model": model, **split, "factor": factor, "role": role, "contrast": f"{a} - {b}",

@@ -10,7 +10,6 @@ import pandas as pd
 from ..core import figures as figs
 from ..core.figures import plt
 from ..core.tables import read_tsv
-from .analysis import FIGURE5_ROLES
 from .geography import REGIONS
 
 CONFIGURATIONS = {
@@ -20,6 +19,9 @@ CONFIGURATIONS = {
 }
 RATE = "Allow-preference rate\n(share of valid decisions)"
 PP = "Difference in allow-preference rate\n(percentage points)"
+# the roles drawn per model in Figures 5 A/B and 12 (rows of analysis.figure5_demographic_effects; not
+# imported, so that an edit of the analysis module does not rerun the figure rules)
+ROLES = ("actor", "receiver")
 
 
 def _read(path: str) -> pd.DataFrame:
@@ -132,13 +134,13 @@ def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
     fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     d = demo[demo.model != "all"]
     models = sorted(d["model"].unique())
-    w = 0.8 / len(FIGURE5_ROLES)
+    w = 0.8 / len(ROLES)
     for ax, factor, title in ((axes[0], "age", "A: age (younger minus older)"),
                               (axes[1], "gender", "B: gender (female minus male)")):
-        for j, role in enumerate(FIGURE5_ROLES):
+        for j, role in enumerate(ROLES):
             g = d[(d.factor == factor) & (d.role == role)].set_index("model").reindex(models)
             ax.bar(np.arange(len(models)) + j * w, g["delta_pp"].fillna(0), w, label=role)
-        ax.set_xticks(np.arange(len(models)) + w * (len(FIGURE5_ROLES) - 1) / 2, figs.displays(models),
+        ax.set_xticks(np.arange(len(models)) + w * (len(ROLES) - 1) / 2, figs.displays(models),
                       rotation=30, ha="right")
         ax.axhline(0, color="black", lw=0.5)
         ax.set_title(title)
@@ -167,7 +169,7 @@ def figure12(effects: pd.DataFrame, out: str) -> None:
     fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row", squeeze=False)
     w = 0.8 / max(len(sources), 1)
     for i, (factor, what) in enumerate((("age", "younger minus older"), ("gender", "female minus male"))):
-        for j, role in enumerate(FIGURE5_ROLES):
+        for j, role in enumerate(ROLES):
             ax = axes[i][j]
             for k, src in enumerate(sources):
                 g = d[(d.factor == factor) & (d.role == role) & (d.source == src)].set_index("model").reindex(models)
