@@ -84,6 +84,7 @@ rule pact_behaviour_analysis:
         demographics="results/pact/analysis/demographic_effects.tsv",
         figure5_demographics="results/pact/analysis/figure5_demographic_effects.tsv",
         figure12_demographics="results/pact/analysis/figure12_demographic_effects.tsv",
+        figure12_directions="results/pact/analysis/figure12_direction_shares.tsv",
         pair_rates="results/pact/analysis/pair_rates.tsv",
         pair_rates_page=paper_report(
             "results/pact/analysis/pair_rates.html",

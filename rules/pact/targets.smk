@@ -122,6 +122,7 @@ rule pact_figure12:
     input:
         PACT_APPENDIX_FIGURES["12"],
         "results/pact/analysis/figure12_demographic_effects.tsv",
+        "results/pact/analysis/figure12_direction_shares.tsv",
     localrule: True
 
 

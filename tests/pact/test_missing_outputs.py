@@ -52,6 +52,10 @@ def test_figure12_effects_per_model_and_source_and_the_figure(tmp_path):
     assert x.loc[("m2", "normad", "gender", "actor"), "delta_pp"] == pytest.approx(100.0)
     assert x.loc[("m2", "cultureatlas", "gender", "actor"), "delta_pp"] == pytest.approx(0.0)
     assert x.loc[("all", "normad", "gender", "actor"), "n_a"] == 2 * 2 * 2 * 2 * 2  # models x abl x ages x rel
+    s = analysis.direction_shares(t).set_index(["factor", "role"])
+    # gender, actor: m2 on NormAd is the one positive setting of four (m1, m2 x two sources)
+    assert s.loc[("gender", "actor"), "n_settings"] == 4 and s.loc[("gender", "actor"), "n_positive"] == 1
+    assert s.loc[("age", "actor"), "share_positive"] == pytest.approx(0.5)  # m1 on both sources
     out = tmp_path / "figure12.png"
     figures.figure12(t, str(out))
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

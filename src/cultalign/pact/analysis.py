@@ -154,6 +154,7 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         everything = add_preference_bins(everything)
     d = main_decisions(everything, models)
     log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), models)
+    by_source = figure5_demographic_effects(d, significance, by=("source",))
     return {
         "rates": rates_by(d, FACTORS, n_boot, seed),
         "by_model_config": rates_by_model(d, ["configuration"], n_boot, seed),
@@ -163,7 +164,8 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "chi_square": chi_square_table(d, FACTORS, significance),
         "demographics": demographic_effects(d, significance),
         "figure5_demographics": figure5_demographic_effects(d, significance),
-        "figure12_demographics": figure5_demographic_effects(d, significance, by=("source",)),
+        "figure12_demographics": by_source,
+        "figure12_directions": direction_shares(by_source),
         "pair_rates": pair_rates(d, n_boot, seed, significance),
         "regions": region_deltas(d),
         "region_pairs": region_pair_rates(d),
@@ -395,6 +397,21 @@ def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = Non
                              "rate_a": ra, "rate_b": rb, "delta_pp": 100 * (ra - rb), "n_a": len(lv[a]),
                              "n_b": len(lv[b]), "decisions": f"main models, prompts that show {factor}"})
     return pd.DataFrame(rows)
+
+
+def direction_shares(effects: pd.DataFrame) -> pd.DataFrame:
+    """Appendix B.4's "younger actors receive higher Allow-Preference rates than older actors (90% of
+    the time across model settings)": per factor and role, the share of model x source settings
+    (rows of ``figure5_demographic_effects(..., by=("source",))`` of single models) whose contrast
+    is positive (``delta_pp`` > 0), with the settings counted."""
+    d = effects[(effects["model"] != "all") & effects["delta_pp"].notna()]
+    rows = []
+    for (factor, role), g in d.groupby(["factor", "role"], sort=False):
+        rows.append({"factor": factor, "role": role, "contrast": g["contrast"].iloc[0], "n_settings": len(g),
+                     "n_positive": int((g["delta_pp"] > 0).sum()), "share_positive": float((g["delta_pp"] > 0).mean()),
+                     "mean_delta_pp": float(g["delta_pp"].mean())})
+    return pd.DataFrame(rows, columns=["factor", "role", "contrast", "n_settings", "n_positive", "share_positive",
+                                       "mean_delta_pp"])
 
 
 PAIR_FACTORS = (("age_pair", "age"), ("gender_pair", "gender"))
