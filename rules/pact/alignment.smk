@@ -72,6 +72,7 @@ rule pact_alignment:
         runtime=attempt_scaled(10),
     params:
         prompt_formats=conf("pact.alignment.prompt_formats"),
+        item_unit=conf("pact.alignment.item_unit"),
     script:
         "../../scripts/pact/alignment.py"
 

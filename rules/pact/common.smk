@@ -16,6 +16,15 @@ def pact_construction_weights(wildcards):
     return model_dir(pact_construction_model())
 
 
+def pact_judge_model():
+    """The full-dataset LLM judge (appendix A.5): `pact.judge_model`, else the construction model."""
+    return PACT["judge_model"] or pact_construction_model()
+
+
+def pact_judge_weights(wildcards):
+    return model_dir(pact_judge_model())
+
+
 def pact_sampling(section):
     """Param function: the decoding keys (temperature, top_p, max_new_tokens) of config
     `section` that it has, each through conf (cultalign.models.SamplingParams.from_config).
@@ -81,6 +90,7 @@ PACT_APPENDIX_FIGURES = {
     "15": "results/pact/figures/figure15.png",
     "16": "results/pact/figures/figure16.png",
     "region_heatmap": "results/pact/figures/appendix_b2_region_heatmap.png",
+    "12": "results/pact/figures/figure12.png",
 }
 PACT_TABLES = [
     "results/pact/ingest/normad_summary.tsv",
@@ -100,4 +110,7 @@ PACT_TABLES = [
     "results/pact/regression/human_drop1.tsv",
     "results/pact/regression/model_drop1.tsv",
     "results/pact/annotation/agreement.tsv",
+    "results/pact/analysis/pair_rates.tsv",
+    "results/pact/human/relation_rates.tsv",
+    "results/pact/human/agreement_cells.tsv",
 ]

@@ -32,13 +32,12 @@ rule pact_filter_cultureatlas:
 
 
 rule pact_construct:
-    """Preference generation, scenario rewrite and LLM-judge validation of one source."""
+    """Preference generation and scenario rewrite of one source by the construction model."""
     input:
         table=pact_construct_input,
         weights=pact_construction_weights,
     output:
-        table="results/pact/construct/{source}_validated.tsv",
-        counts="results/pact/construct/{source}_validation_counts.tsv",
+        table="results/pact/construct/{source}_rewritten.tsv",
     log:
         "logs/pact/construct/{source}.log",
     benchmark:
@@ -57,12 +56,40 @@ rule pact_construct:
         max_scenarios_per_source=conf("pact.construct.max_scenarios_per_source"),
         preference=pact_sampling("pact.construct.preference"),
         rewrite=pact_sampling("pact.construct.rewrite"),
-        judge=pact_sampling("pact.construct.judge"),
-        judge_action=conf("pact.construct.judge_action"),
         max_field_chars=conf("pact.construct.max_field_chars"),
         seed=conf("seed"),
     script:
         "../../scripts/pact/construct.py"
+
+
+rule pact_judge:
+    """LLM-judge validation of one source's items by the judge model (appendix A.5)."""
+    input:
+        table="results/pact/construct/{source}_rewritten.tsv",
+        weights=pact_judge_weights,
+    output:
+        table="results/pact/construct/{source}_validated.tsv",
+        counts="results/pact/construct/{source}_validation_counts.tsv",
+    log:
+        "logs/pact/judge/{source}.log",
+    benchmark:
+        "benchmarks/pact/judge/{source}.tsv"
+    wildcard_constraints:
+        source=regex_of(PACT_SOURCES),
+    conda:
+        env_of_model(pact_judge_model())
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=mem_of_model(pact_judge_model()),
+        runtime=model_runtime,
+        gpu=gpu_of_model(pact_judge_model()),
+    params:
+        llm=llm_of(pact_judge_model()),
+        judge=pact_sampling("pact.construct.judge"),
+        judge_action=conf("pact.construct.judge_action"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/pact/judge.py"
 
 
 rule pact_expand:

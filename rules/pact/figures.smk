@@ -10,7 +10,7 @@ PACT_FIGURE_INPUTS = {
         "model_pairs": "results/pact/analysis/model_pairs.tsv",
     },
     "5": {
-        "demographics": "results/pact/analysis/demographic_effects.tsv",
+        "demographics": "results/pact/analysis/figure5_demographic_effects.tsv",
         "regions": "results/pact/analysis/region_effects.tsv",
     },
     "6": {
@@ -133,3 +133,31 @@ rule pact_plot_region_heatmap:
         model_names=model_display_names(),
     script:
         "../../scripts/pact/region_heatmap.py"
+
+
+rule pact_plot_figure12:
+    """Appendix B.4 Figure 12: age and gender effects per model and source, actor and receiver."""
+    input:
+        effects="results/pact/analysis/figure12_demographic_effects.tsv",
+    output:
+        figure=paper_report(
+            PACT_APPENDIX_FIGURES["12"],
+            caption="../../report/pact/figure12.rst",
+            category="PACT",
+            section=REPORT_APPENDIX,
+            no=17,
+            paper="Figure 12 (appendix B.4)",
+            shows="Age and gender effects per model and source",
+        ),
+    log:
+        "logs/pact/figure12.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(2000),
+        runtime=attempt_scaled(10),
+    params:
+        model_names=model_display_names(),
+    script:
+        "../../scripts/pact/figure12.py"

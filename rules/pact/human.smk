@@ -31,6 +31,7 @@ rule pact_ingest_prolific:
         id_salt=conf("pact.human.id_salt"),
         id_salt_env=conf("pact.human.id_salt_env"),
         prolific_export=conf("pact.human.prolific_export"),
+        younger_below_age=conf("pact.human.younger_below_age"),
     script:
         "../../scripts/pact/ingest_prolific.py"
 
@@ -42,6 +43,26 @@ rule pact_human_analysis:
     output:
         gaps="results/pact/human/norm_personal_gap.tsv",
         agreement="results/pact/human/agreement.tsv",
+        cells="results/pact/human/agreement_cells.tsv",
+        cells_page=paper_report(
+            "results/pact/human/agreement_cells.html",
+            caption="../../report/pact/agreement_cells.rst",
+            category="PACT",
+            section=REPORT_APPENDIX,
+            no=19,
+            paper="Section 5.2 (agreement)",
+            shows="Human agreement per scenario and demographic group",
+        ),
+        relation="results/pact/human/relation_rates.tsv",
+        relation_page=paper_report(
+            "results/pact/human/relation_rates.html",
+            caption="../../report/pact/relation_rates.rst",
+            category="PACT",
+            section=REPORT_APPENDIX,
+            no=18,
+            paper="Table 28 (appendix G.2)",
+            shows="Human culture-following and agreement by country relation",
+        ),
     log:
         "logs/pact/human_analysis.log",
     localrule: True
@@ -52,5 +73,6 @@ rule pact_human_analysis:
         runtime=attempt_scaled(10),
     params:
         min_group_size=conf("pact.human.min_group_size"),
+        agreement_cell=conf("pact.human.agreement_cell"),
     script:
         "../../scripts/pact/human_analysis.py"

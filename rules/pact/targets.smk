@@ -108,3 +108,42 @@ rule pact_preference_bins:
         "results/pact/analysis/preference_bins.tsv",
         "results/pact/analysis/preference_strength_by_country.tsv",
     localrule: True
+
+
+rule pact_table6:
+    """Appendix B.4 Table 6: allow-preference rates by actor-receiver age and gender pair, per model."""
+    input:
+        "results/pact/analysis/pair_rates.tsv",
+    localrule: True
+
+
+rule pact_figure12:
+    """Appendix B.4 Figure 12: age and gender effects per model and source."""
+    input:
+        PACT_APPENDIX_FIGURES["12"],
+        "results/pact/analysis/figure12_demographic_effects.tsv",
+        "results/pact/analysis/figure12_direction_shares.tsv",
+    localrule: True
+
+
+rule pact_table13:
+    """Appendix B.9 Table 13: chi-square and Cramer's V (with the scenario-type row) and the demographic contrasts."""
+    input:
+        "results/pact/analysis/chi_square.tsv",
+        "results/pact/analysis/demographic_effects.tsv",
+    localrule: True
+
+
+rule pact_table28:
+    """Appendix G.2 Table 28: human culture-following rate and agreement by country relation."""
+    input:
+        "results/pact/human/relation_rates.tsv",
+    localrule: True
+
+
+rule pact_human_agreement:
+    """Section 5.2: human agreement per scenario and demographic group."""
+    input:
+        "results/pact/human/agreement_cells.tsv",
+        "results/pact/human/agreement.tsv",
+    localrule: True

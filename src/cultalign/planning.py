@@ -216,10 +216,13 @@ def _pact(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
                              personal_preference=f, preference_option=f, situation=nd["Story"]))
     judge = tk.chat(render("judge", scenario=f, cultural_expectation=f, culture_option=f, personal_preference=f,
                            preference_option=f))
+    judge_model = P.get("judge_model") or builder
     for s, n in per_source.items():
-        for k, (stage, p) in enumerate((("preference", pref[s]), ("rewrite", rewrite), ("judge", judge))):
+        for k, (stage, p) in enumerate((("preference", pref[s]), ("rewrite", rewrite))):
             work.append(Work("pact", "pact_construct", builder, int(k == 0), n, p, int(c[stage]["max_new_tokens"]),
                              f"{s} scenarios ({n}) x {stage}"))
+        work.append(Work("pact", "pact_judge", judge_model, 1, n, judge, int(c["judge"]["max_new_tokens"]),
+                         f"{s} scenarios ({n}) x judge"))
     B = P["behaviour"]
     n_cond = len(B["configurations"]) * len(B["demo_ablations"]) * len(B["system_prompts"])
     row = {"culture_option": f, "preference_option": f, "culture_is_A": True, "scenario": f,

@@ -209,7 +209,7 @@ def test_fault_prolific_empty_file(tmp_path):
     p = _export(tmp_path)
     p.write_bytes(b"")
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect(e, p, line=1, key=PROLIFIC_KEY, says="empty")
 
 
@@ -221,7 +221,7 @@ def test_fault_prolific_non_utf8_bytes(tmp_path):
     lines[3] = b"\xff\xfe" + lines[3]
     p.write_bytes(b"".join(lines))
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect(e, p, line=4, key=PROLIFIC_KEY, says="byte 0xff at column 1")
 
 
@@ -233,7 +233,7 @@ def test_fault_prolific_ragged_row(tmp_path):
     lines[2] = lines[2].rstrip(b"\r\n") + b",x,y\n"
     p.write_bytes(b"".join(lines))
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect(e, p, line=3, key=PROLIFIC_KEY, says="fields where the header has")
 
 
@@ -243,7 +243,7 @@ def test_fault_prolific_missing_column(tmp_path):
     p = _export(tmp_path)
     pd.read_csv(p, dtype=str, keep_default_na=False).drop(columns=["s1_norm"]).to_csv(p, index=False)
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect(e, p, line=1, field="s1_norm", key=PROLIFIC_KEY, says="missing column")
 
 
@@ -261,7 +261,7 @@ def test_fault_prolific_bad_answer(tmp_path):
     df.loc[i, "s1_personal"] = "maybe"
     df.to_csv(p, index=False)
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect(e, p, line=i + 2, field="s1_personal", key=PROLIFIC_KEY, says="expected A or B, got 'maybe'")
 
 

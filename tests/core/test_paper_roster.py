@@ -45,6 +45,8 @@ def study_model_refs(cfg: dict) -> dict[str, list[str]]:
     }
     if pact["construction_model"]:
         refs["pact.construction_model"] = [pact["construction_model"]]
+    if pact.get("judge_model"):
+        refs["pact.judge_model"] = [pact["judge_model"]]
     return refs
 
 

@@ -107,6 +107,9 @@ def test_paper_counts_follow_the_config(paper_cfg):
     assert sorted(ans.index) == sorted(paper_cfg["monopolet"]["answer_models"])
     assert (ans["requests"] == 3023).all()
     assert list(_rows(df, "smoke_generate").index) == [next(iter(paper_cfg["models"]))]  # the paper's first model
+    # construction by GPT-4o, the full-dataset judge by GPT-5.4-mini (section 3.2, appendix A.5)
+    assert set(_rows(df, "pact_construct").index) == {"gpt-4o"}
+    assert set(_rows(df, "pact_judge").index) == {"gpt-5.4-mini"}
     assert (df.loc[df["backend"] == "openai", "gpu_hours"] == 0).all()
     assert (df.loc[(df["backend"] == "vllm") & (df["rule"] != "smoke_generate"), "gpu_hours"] > 0).all()
     # a config change moves the counts: one more configuration, a third more behaviour prompts

@@ -9,7 +9,7 @@ from workflow import ROOT, planned_jobs, rules_of
 
 pytestmark = pytest.mark.slow
 
-MODEL_RULES = {"prepare_model_gguf", "personas_mcs", "personas_oeg", "pact_behaviour", "pact_construct",
+MODEL_RULES = {"prepare_model_gguf", "personas_mcs", "personas_oeg", "pact_behaviour", "pact_construct", "pact_judge",
                "monopolet_answers", "monopolet_transcribe"}
 PACT_HUMAN = {"pact_demo_prolific", "pact_ingest_prolific", "pact_survey", "pact_alignment"}
 

@@ -95,7 +95,7 @@ def test_gap_and_agreement_by_hand():
     g = human.norm_personal_gap(h).set_index("participant_country")
     # Brazil: personal follows = s1 [0,1], s2 [0,1] -> allow 0.5 ; norm follows all 1 -> allow 0
     assert g.loc["Brazil", "gap"] == pytest.approx(0.5)
-    a = human.agreement(h, "relation", min_group=2).set_index(["question_type", "level"])
+    a = human.agreement(h, "relation", 2, []).set_index(["question_type", "level"])
     assert a.loc[("norm", "same"), "agreement"] == pytest.approx(1.0)
     assert a.loc[("personal", "same"), "agreement"] == pytest.approx(0.5)
 
@@ -109,7 +109,7 @@ def test_synthetic_prolific_filters_and_hashed_ids():
     assert (raw["synthetic"] == human.SYNTHETIC_LABEL).all()
     again = human.synthetic_prolific(sc, **cfg, seed=5)
     pd.testing.assert_frame_equal(raw, again)
-    long, counts = human.ingest_prolific(raw.astype(str), "export.csv", "orange", "salt")
+    long, counts = human.ingest_prolific(raw.astype(str), "export.csv", "orange", "salt", 35)
     c = counts.set_index("filter")
     removed = c.loc[["consent", "completed", "valid_prolific_id", "attention_check", "duplicate_submission",
                      "bot_or_llm_flag"], "removed"]
@@ -143,14 +143,14 @@ def test_prolific_errors_name_column():
            "attention_answer": "orange"}
     raw = human.synthetic_prolific(sc, **cfg, seed=1).astype(str)
     with pytest.raises(PactDataError, match="x.csv, line 1, field 's1_norm': missing column"):
-        human.ingest_prolific(raw.drop(columns=["s1_norm"]), "x.csv", "orange", "s")
+        human.ingest_prolific(raw.drop(columns=["s1_norm"]), "x.csv", "orange", "s", 35)
     bad = raw.copy()
     ok = (bad.consent == "yes") & bad.status.isin(["APPROVED", "AWAITING REVIEW"]) & \
         bad.participant_id.str.match(r"^[0-9a-f]{24}$") & (bad.attention_check == "orange") & (bad.bot_flag == "")
     i = bad.index[ok][0]
     bad.loc[i, "s2_personal"] = "C"
     with pytest.raises(PactDataError, match=rf"x\.csv, field 's2_personal': record {i + 1}: expected A or B"):
-        human.ingest_prolific(bad, "x.csv", "orange", "s")
+        human.ingest_prolific(bad, "x.csv", "orange", "s", 35)
 
 
 def test_alignment_metrics_both_mae_variants_and_sign():
@@ -162,7 +162,7 @@ def test_alignment_metrics_both_mae_variants_and_sign():
             rows.append({"model": "m", "scenario_id": item, "question_type": "norm", "persona_setting": "persona",
                          "prompt_format": "compact_json", "follow_culture": float(f), "position_audit": False,
                          "culture_is_A": True})
-    m = alignment.alignment_metrics(pd.DataFrame(rows), h).iloc[0]
+    m = alignment.alignment_metrics(pd.DataFrame(rows), h, "scenario").iloc[0]
     assert m.rate_mae_item == pytest.approx((abs(1 - 0.75) + abs(0 - 1.0)) / 2)
     assert m.rate_gap_aggregate == pytest.approx(abs(0.5 - 0.875))
     assert m.signed_culture_gap == pytest.approx(((1 - 0.75) + (0 - 1.0)) / 2)  # negative: under-selects culture

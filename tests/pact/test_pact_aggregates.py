@@ -191,7 +191,8 @@ def _survey_and_humans():
 
 def test_persona_country_effects_by_hand():
     m, h = _survey_and_humans()
-    t = alignment.persona_country_effects(m, h, "compact_json").set_index(["model", "frame", "persona_country"])
+    t = alignment.persona_country_effects(m, h, "compact_json", "scenario")
+    t = t.set_index(["model", "frame", "persona_country"])
     # India humans: h(s1)=0.25, h(s2)=1 -> mean 0.625; no persona m0 = 1,1 -> MAE 0.375;
     # India persona m = 0,1 -> mean 0.5 -> MAE 0.125; delta -0.25 (persona helps)
     r = t.loc[("m", "norm", "India")]
@@ -208,7 +209,7 @@ def test_persona_country_effects_by_hand():
 def test_persona_effects_table():
     m, h = _survey_and_humans()
     m = m.assign(culture_is_A=True)
-    metrics = alignment.alignment_metrics(m, h)
+    metrics = alignment.alignment_metrics(m, h, "scenario")
     gap = pd.DataFrame({"model": ["m", "m"], "persona_setting": ["no_persona", "persona"], "gap": [0.1, 0.3]})
     e = alignment.persona_effects(metrics, gap, "compact_json").set_index(["model", "frame", "metric"])
     mae = e.loc[("m", "avg", "rate_gap_aggregate")]
@@ -220,10 +221,11 @@ def test_persona_effects_table():
 
 def test_appendix_figures_write_png(tmp_path):
     m, h = _survey_and_humans()
-    metrics = alignment.alignment_metrics(m.assign(culture_is_A=True), h)
+    metrics = alignment.alignment_metrics(m.assign(culture_is_A=True), h, "scenario")
     gap = pd.DataFrame({"model": ["m", "m"], "persona_setting": ["no_persona", "persona"], "gap": [0.1, 0.3]})
     figures.figure15(alignment.persona_effects(metrics, gap, "compact_json"), str(tmp_path / "f15.png"), True)
-    figures.figure16(alignment.persona_country_effects(m, h, "compact_json"), str(tmp_path / "f16.png"), True)
+    effects = alignment.persona_country_effects(m, h, "compact_json", "scenario")
+    figures.figure16(effects, str(tmp_path / "f16.png"), True)
     d = _random_decisions().rename(columns={"configuration": "receiver_region"})
     d["source"] = "normad"
     from cultalign.pact.geography import REGIONS

@@ -9,7 +9,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 TARGETS = ["pact_construction", "pact_figure3", "pact_figure4", "pact_figure5", "pact_figure6", "pact_figure7",
-           "pact_figure15", "pact_figure16", "pact_region_heatmap", "pact_preference_bins", "pact_regression_tables"]
+           "pact_figure15", "pact_figure16", "pact_region_heatmap", "pact_preference_bins", "pact_regression_tables",
+           "pact_table6", "pact_figure12", "pact_table13", "pact_table28", "pact_human_agreement"]
 
 
 @pytest.mark.slow
@@ -23,9 +24,9 @@ def test_pact_dry_run(paper, tmp_path):
     out = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     text = out.stdout + out.stderr
-    for rule in ("pact_construct", "pact_expand", "pact_behaviour", "pact_gather_behaviour", "pact_survey",
-                 "pact_alignment", "pact_regressions", "pact_plot_figure3", "pact_plot_figure7",
-                 "pact_appendix_figures", "pact_behaviour_analysis", "pact_ingest_prolific"):
+    for rule in ("pact_construct", "pact_judge", "pact_expand", "pact_behaviour", "pact_gather_behaviour",
+                 "pact_survey", "pact_plot_figure12", "pact_alignment", "pact_regressions", "pact_plot_figure3",
+                 "pact_plot_figure7", "pact_appendix_figures", "pact_behaviour_analysis", "pact_ingest_prolific"):
         assert rule in text
     if extra:  # paper scale downloads the sources and evaluates every configured model, sharded
         assert "download_file" in text

@@ -17,6 +17,14 @@ setting x prompt format (appendix F.1; follow-culture coded 1):
 * ``uncertainty_corr``: Pearson correlation of human agreement
   u_i = max(h_i, 1 - h_i) and model agreement v_i = max(m_i, 1 - m_i) (NaN when
   either is constant, e.g. deterministic no-persona outputs).
+
+An item i is the same on both sides, ``pact.alignment.item_unit``:
+``scenario_receiver`` (a scenario with the receiver shown, F.1's "item/group"):
+h_i over the participants who saw that receiver, m_i over the model's answers
+to that prompt, one in the no-persona setting (F.1's K_i = 1, E.2's trivial
+no-persona consensus) and one per respondent profile with persona;
+``scenario``: h_i over every participant of the scenario, m_i over every
+prompt of the scenario (no persona: one per receiver shown, up to four).
 """
 
 from __future__ import annotations
@@ -40,42 +48,61 @@ def read_surveys(paths: list[str]) -> pd.DataFrame:
 
 
 def alignment_tables(model_out: pd.DataFrame, human: pd.DataFrame, main_format: str,
-                     synthetic: bool) -> dict[str, pd.DataFrame]:
+                     synthetic: bool, item_unit: str) -> dict[str, pd.DataFrame]:
     """The alignment result tables (metrics, figure-7 summary, position audit, the models'
     norm-personal gap, persona effects per model and per persona country), each with a
     ``human_data`` column (synthetic / human)."""
-    metrics = alignment_metrics(model_out, human)
+    metrics = alignment_metrics(model_out, human, item_unit)
     model_gap = model_norm_personal_gap(model_out)
     tables = {"metrics": metrics, "summary": alignment_summary(metrics, main_format),
               "audit": position_audit(model_out), "model_gap": model_gap,
               "persona": persona_effects(metrics, model_gap, main_format),
-              "persona_country": persona_country_effects(model_out, human, main_format)}
+              "persona_country": persona_country_effects(model_out, human, main_format, item_unit)}
     for t in tables.values():
         t["human_data"] = "synthetic" if synthetic else "human"
     return tables
 
 
-def human_item_rates(human: pd.DataFrame) -> pd.DataFrame:
-    return (human.groupby(["scenario_id", "question_type"])["follow_culture"].agg(h="mean", n_humans="size")
-            .reset_index())
+ITEM_KEYS = {"scenario_receiver": ["scenario_id", "receiver_age", "receiver_gender"], "scenario": ["scenario_id"]}
 
 
-def alignment_metrics(model_out: pd.DataFrame, human: pd.DataFrame) -> pd.DataFrame:
-    """Metrics per model x question x persona setting x prompt format (audit pairs excluded)."""
-    hr = human_item_rates(human)
-    d = model_out[~model_out["position_audit"]]
+def item_keys(item_unit: str) -> list[str]:
+    """The columns that identify an alignment item (``pact.alignment.item_unit``)."""
+    if item_unit not in ITEM_KEYS:
+        raise ValueError(f"pact.alignment.item_unit: {item_unit!r} is not one of {sorted(ITEM_KEYS)}")
+    return ITEM_KEYS[item_unit]
+
+
+def _text_keys(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    return df.assign(**{k: df[k].fillna("").astype(str) for k in keys})
+
+
+def human_item_rates(human: pd.DataFrame, item_unit: str) -> pd.DataFrame:
+    """h_i and the number of judgements N_i per item (``item_keys``) and question."""
+    keys = item_keys(item_unit)
+    return (_text_keys(human, keys).groupby([*keys, "question_type"])["follow_culture"]
+            .agg(h="mean", n_humans="size").reset_index())
+
+
+def alignment_metrics(model_out: pd.DataFrame, human: pd.DataFrame, item_unit: str) -> pd.DataFrame:
+    """Metrics per model x question x persona setting x prompt format (audit pairs excluded), over
+    the items of ``item_unit`` (``k_max``: the most model answers behind one item's m_i)."""
+    keys = item_keys(item_unit)
+    hr = human_item_rates(human, item_unit)
+    d = _text_keys(model_out[~model_out["position_audit"]], keys)
     rows = []
-    for keys, g in d.groupby(["model", "question_type", "persona_setting", "prompt_format"]):
-        m = g.groupby("scenario_id")["follow_culture"].agg(m="mean", k="count").reset_index()
-        j = m.merge(hr[hr.question_type == keys[1]], on="scenario_id").dropna(subset=["m"])
+    for grp, g in d.groupby(["model", "question_type", "persona_setting", "prompt_format"]):
+        m = g.groupby(keys)["follow_culture"].agg(m="mean", k="count").reset_index()
+        j = m.merge(hr[hr.question_type == grp[1]], on=keys).dropna(subset=["m"])
         if j.empty:
             continue
         u = np.maximum(j.h, 1 - j.h)
         v = np.maximum(j.m, 1 - j.m)
         corr = pearsonr(u, v)[0] if len(j) > 2 and u.std() > 0 and v.std() > 0 else np.nan
         rows.append({
-            "model": keys[0], "question_type": keys[1], "persona_setting": keys[2], "prompt_format": keys[3],
-            "n_items": len(j), "n_unknown": int(g["follow_culture"].isna().sum()),
+            "model": grp[0], "question_type": grp[1], "persona_setting": grp[2], "prompt_format": grp[3],
+            "item_unit": item_unit, "n_items": len(j), "k_max": int(j.k.max()),
+            "n_unknown": int(g["follow_culture"].isna().sum()),
             "majority_alignment": float(((j.m >= 0.5) == (j.h >= 0.5)).mean()),
             "rate_mae_item": float((j.m - j.h).abs().mean()),
             "rate_gap_aggregate": float(abs(j.m.mean() - j.h.mean())),
@@ -186,7 +213,8 @@ def persona_effects(metrics: pd.DataFrame, model_gap: pd.DataFrame, main_format:
     return pd.DataFrame(rows, columns=["model", "frame", "metric", "no_persona", "persona", "delta"])
 
 
-def persona_country_effects(model_out: pd.DataFrame, human: pd.DataFrame, main_format: str) -> pd.DataFrame:
+def persona_country_effects(model_out: pd.DataFrame, human: pd.DataFrame, main_format: str,
+                            item_unit: str) -> pd.DataFrame:
     """Appendix F.4 / figure 16: persona vs no-persona rate-alignment MAE per persona country.
 
     For persona country c the human reference is the responses of participants from c
@@ -199,16 +227,17 @@ def persona_country_effects(model_out: pd.DataFrame, human: pd.DataFrame, main_f
     "all" = mean over the models (n_items: the largest count of one model)."""
     cols = ["model", "persona_country", "frame", "n_items", "mae_no_persona", "mae_persona", "delta",
             "mae_item_no_persona", "mae_item_persona", "delta_item"]
-    d = model_out[(~model_out["position_audit"]) & (model_out["prompt_format"] == main_format)]
-    hr = (human.groupby(["participant_country", "scenario_id", "question_type"])["follow_culture"].mean()
+    keys = item_keys(item_unit)
+    d = _text_keys(model_out[(~model_out["position_audit"]) & (model_out["prompt_format"] == main_format)], keys)
+    hr = (_text_keys(human, keys).groupby(["participant_country", *keys, "question_type"])["follow_culture"].mean()
           .rename("h").reset_index())
     rows = []
     for (model, q), g in d.groupby(["model", "question_type"]):
-        m0 = g[g.persona_setting == "no_persona"].groupby("scenario_id")["follow_culture"].mean().rename("m0")
+        m0 = g[g.persona_setting == "no_persona"].groupby(keys)["follow_culture"].mean().rename("m0")
         per = g[g.persona_setting == "persona"]
         for c, gc in per.groupby("persona_country"):
-            mc = gc.groupby("scenario_id")["follow_culture"].mean().rename("m")
-            h = hr[(hr.participant_country == c) & (hr.question_type == q)].set_index("scenario_id")["h"]
+            mc = gc.groupby(keys)["follow_culture"].mean().rename("m")
+            h = hr[(hr.participant_country == c) & (hr.question_type == q)].set_index(keys)["h"]
             j = pd.concat([mc, m0, h], axis=1, join="inner").dropna()
             if j.empty:
                 continue

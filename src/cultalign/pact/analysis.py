@@ -154,6 +154,7 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         everything = add_preference_bins(everything)
     d = main_decisions(everything, models)
     log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), models)
+    by_source = figure5_demographic_effects(d, significance, by=("source",))
     return {
         "rates": rates_by(d, FACTORS, n_boot, seed),
         "by_model_config": rates_by_model(d, ["configuration"], n_boot, seed),
@@ -162,6 +163,10 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
         "by_model": rates_by_model(d, [], n_boot, seed),
         "chi_square": chi_square_table(d, FACTORS, significance),
         "demographics": demographic_effects(d, significance),
+        "figure5_demographics": figure5_demographic_effects(d, significance),
+        "figure12_demographics": by_source,
+        "figure12_directions": direction_shares(by_source),
+        "pair_rates": pair_rates(d, n_boot, seed, significance),
         "regions": region_deltas(d),
         "region_pairs": region_pair_rates(d),
         "preference_bins": preference_bins(d, n_boot, seed),
@@ -327,7 +332,14 @@ def chi_square_table(d: pd.DataFrame, factors, significance: dict | None = None)
             continue
         g = (_shown(valid, sig.get("age_ablations")) if f in AGE_FACTORS
              else _shown(valid, sig.get("gender_ablations")) if f in GENDER_FACTORS else valid)
-        rows.append({**chi_square_cramer(g, f, "decision"), "subset": subset})
+        rows.append({**chi_square_cramer(g, f, "decision"), "column": f, "subset": subset})
+    scenario_type = sig.get("scenario_type")
+    if scenario_type:  # Table 13's "scenario type" row: the column ``significance.scenario_type`` names
+        if scenario_type not in valid.columns:
+            raise KeyError(f"decision table has no {scenario_type!r} column for pact.behaviour.significance."
+                           "scenario_type")
+        rows.append({**chi_square_cramer(valid, scenario_type, "decision"), "factor": "scenario_type",
+                     "column": scenario_type, "subset": subset})
     return pd.DataFrame(rows)
 
 
@@ -350,6 +362,78 @@ def demographic_effects(d: pd.DataFrame, significance: dict | None = None) -> pd
             rows.append({"model": model, "factor": f, "contrast": f"{a} - {b}", "rate_a": ra, "rate_b": rb,
                          "delta_pp": 100 * (ra - rb), "n_a": len(ga), "n_b": len(gb), "subset": subset})
     return pd.DataFrame(rows)
+
+
+FIGURE5_CONTRASTS = (("age", "younger", "older"), ("gender", "female", "male"))
+DEMOGRAPHIC_ROLES = ("actor", "receiver")
+
+
+def figure5_demographic_effects(d: pd.DataFrame, significance: dict | None = None,
+                                by: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Figure 5 A/B and the abstract's age and gender effects (section 4.3: "across both actor and
+    receiver contexts"): younger - older and female - male allow-preference rates in percentage
+    points, per model and pooled over the main models ("all"), for the actor, the receiver and
+    both (``actor_and_receiver``: each decision counted once as actor and once as receiver).  Over
+    every valid decision of the main models (all sources, model kinds and system prompts: not the
+    appendix B.9 subset of ``demographic_effects``), age contrasts over the prompts that show age
+    and gender contrasts over those that show gender (``significance`` ``age_ablations`` /
+    ``gender_ablations``).  ``by``: further columns the effects are split by (Figure 12: source)."""
+    sig = significance or {}
+    valid = d[d["decision"] != UNKNOWN]
+    by = list(by)
+    rows = []
+    groups = [(("all", *k) if by else ("all",), g) for k, g in (valid.groupby(by) if by else [((), valid)])]
+    groups += [(k if isinstance(k, tuple) else (k,), g) for k, g in valid.groupby(["model", *by])]
+    for key, g0 in groups:
+        model, split = key[0], dict(zip(by, key[1:]))
+        for factor, a, b in FIGURE5_CONTRASTS:
+            g = _shown(g0, sig.get(f"{factor}_ablations"))
+            sums = {role: {lvl: g.loc[g[f"{role}_{factor}"] == lvl, "allow"] for lvl in (a, b)}
+                    for role in DEMOGRAPHIC_ROLES}
+            sums["actor_and_receiver"] = {lvl: pd.concat([sums[r][lvl] for r in DEMOGRAPHIC_ROLES]) for lvl in (a, b)}
+            for role, lv in sums.items():
+                ra, rb = lv[a].mean(), lv[b].mean()
+                rows.append({"model": model, **split, "factor": factor, "role": role, "contrast": f"{a} - {b}",
+                             "rate_a": ra, "rate_b": rb, "delta_pp": 100 * (ra - rb), "n_a": len(lv[a]),
+                             "n_b": len(lv[b]), "decisions": f"main models, prompts that show {factor}"})
+    return pd.DataFrame(rows)
+
+
+def direction_shares(effects: pd.DataFrame) -> pd.DataFrame:
+    """Appendix B.4's "younger actors receive higher Allow-Preference rates than older actors (90% of
+    the time across model settings)": per factor and role, the share of model x source settings
+    (rows of ``figure5_demographic_effects(..., by=("source",))`` of single models) whose contrast
+    is positive (``delta_pp`` > 0), with the settings counted."""
+    d = effects[(effects["model"] != "all") & effects["delta_pp"].notna()]
+    rows = []
+    for (factor, role), g in d.groupby(["factor", "role"], sort=False):
+        rows.append({"factor": factor, "role": role, "contrast": g["contrast"].iloc[0], "n_settings": len(g),
+                     "n_positive": int((g["delta_pp"] > 0).sum()), "share_positive": float((g["delta_pp"] > 0).mean()),
+                     "mean_delta_pp": float(g["delta_pp"].mean())})
+    return pd.DataFrame(rows, columns=["factor", "role", "contrast", "n_settings", "n_positive", "share_positive",
+                                       "mean_delta_pp"])
+
+
+PAIR_FACTORS = (("age_pair", "age"), ("gender_pair", "gender"))
+
+
+def pair_rates(d: pd.DataFrame, n_boot: int, seed: int, significance: dict | None = None) -> pd.DataFrame:
+    """Appendix B.4 Table 6: allow-preference rate (share of valid decisions, bootstrap CI) per
+    actor -> receiver age pair and gender pair, per model and pooled over the main models
+    ("all"); age pairs over the prompts that show age, gender pairs over those that show gender
+    (``significance`` ``age_ablations`` / ``gender_ablations``)."""
+    sig = significance or {}
+    parts = []
+    for col, factor in PAIR_FACTORS:
+        shown = _shown(d, sig.get(f"{factor}_ablations"))
+        if col not in shown.columns or shown.empty:
+            continue
+        per = rates_by_model(shown, [col], n_boot, seed)
+        pooled = rates_by_model(shown.assign(model="all"), [col], n_boot, seed)
+        t = pd.concat([pooled, per], ignore_index=True).rename(columns={col: "pair"})
+        parts.append(t.assign(factor=col))
+    cols = ["factor", "model", "pair", "n", "n_valid", "n_unknown", "allow_rate", "ci_low", "ci_high"]
+    return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
 
 
 def region_deltas(d: pd.DataFrame) -> pd.DataFrame:

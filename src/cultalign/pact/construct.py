@@ -227,20 +227,32 @@ def usable_rows(df: pd.DataFrame, max_scenarios: int | None) -> pd.DataFrame:
     return df.head(max_scenarios) if max_scenarios else df
 
 
-def construct_source(df: pd.DataFrame, client, source: str, preference: SamplingParams, rewrite: SamplingParams,
-                     judge: SamplingParams, judge_action: str,
-                     max_field_chars: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Preference generation, rewrite and judge of one source's rows: the judged items (``kept``:
-    passed, or with ``judge_action`` keep_flagged every item with a valid preference and rewrite)
-    and the validation counts (with ``fields_over_cap``: items with a text field longer than
-    ``max_field_chars``)."""
+def prepare_source(df: pd.DataFrame, client, source: str, preference: SamplingParams, rewrite: SamplingParams,
+                   max_field_chars: int | None = None) -> pd.DataFrame:
+    """Preference generation and rewrite of one source's rows by the construction model (section 3.2,
+    stages 1 and 3): the items the judge (``judge_source``) validates."""
     # the model layer logs each stage's progress (done/total requests, tokens/s, ETA)
-    log.info("construct %s, stage 1 of 3: preferences for %d rows", source, len(df))
+    log.info("construct %s, stage 1 of 2: preferences for %d rows", source, len(df))
     prefs = generate_preferences(df, client, preference, max_field_chars=max_field_chars)
-    log.info("construct %s, stage 2 of 3: rewrites of %d items", source, len(prefs))
-    rewritten = rewrite_scenarios(prefs, client, rewrite)
-    log.info("construct %s, stage 3 of 3: judging %d items", source, len(rewritten))
-    judged = judge_items(rewritten, client, judge)
+    log.info("construct %s, stage 2 of 2: rewrites of %d items", source, len(prefs))
+    return rewrite_scenarios(prefs, client, rewrite)
+
+
+def _as_bool(col: pd.Series) -> pd.Series:
+    """A boolean column, also when read back from a TSV as text."""
+    return col.astype(str) == "True"
+
+
+def judge_source(rewritten: pd.DataFrame, judge_client, source: str, judge: SamplingParams,
+                 judge_action: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """LLM-judge validation of one source's prepared items by the judge model (appendix A.5):
+    the judged items (``kept``: passed, or with ``judge_action`` keep_flagged every item with a
+    valid preference and rewrite) and the validation counts (with ``fields_over_cap``: items with
+    a text field longer than the cap ``prepare_source`` applied)."""
+    rewritten = rewritten.assign(valid=_as_bool(rewritten["valid"]),
+                                 rewrite_valid=_as_bool(rewritten["rewrite_valid"]))
+    log.info("judge %s: %d items", source, len(rewritten))
+    judged = judge_items(rewritten, judge_client, judge)
     judged["kept"] = judged["passed"]
     if judge_action == "keep_flagged":
         judged["kept"] = judged["valid"] & judged["rewrite_valid"]
@@ -248,3 +260,11 @@ def construct_source(df: pd.DataFrame, client, source: str, preference: Sampling
     counts = pd.concat([counts, pd.DataFrame([{"source": source, "quantity": "kept",
                                                "value": int(judged["kept"].sum())}])], ignore_index=True)
     return judged, counts
+
+
+def construct_source(df: pd.DataFrame, client, source: str, preference: SamplingParams, rewrite: SamplingParams,
+                     judge: SamplingParams, judge_action: str, max_field_chars: int | None = None,
+                     judge_client=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``prepare_source`` by ``client`` then ``judge_source`` by ``judge_client`` (None: ``client``)."""
+    rewritten = prepare_source(df, client, source, preference, rewrite, max_field_chars=max_field_chars)
+    return judge_source(rewritten, judge_client or client, source, judge, judge_action)

@@ -19,6 +19,9 @@ CONFIGURATIONS = {
 }
 RATE = "Allow-preference rate\n(share of valid decisions)"
 PP = "Difference in allow-preference rate\n(percentage points)"
+# the roles drawn per model in Figures 5 A/B and 12 (rows of analysis.figure5_demographic_effects; not
+# imported, so that an edit of the analysis module does not rerun the figure rules)
+ROLES = ("actor", "receiver")
 
 
 def _read(path: str) -> pd.DataFrame:
@@ -126,12 +129,24 @@ def figure4(by_model_kind: pd.DataFrame, out: str, pairs: pd.DataFrame | None = 
 
 
 def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
-    fig, axes = plt.subplots(1, 3, figsize=(11, 3.6))
+    """A/B: age and gender effects per model for the actor and the receiver
+    (``analysis.figure5_demographic_effects``); C: receiver-region deltas averaged across models."""
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
     d = demo[demo.model != "all"]
-    for ax, f, title in ((axes[0], "actor_age", "A: age (younger minus older actor)"),
-                         (axes[1], "actor_gender", "B: gender (female minus male actor)")):
-        g = d[d.factor == f]
-        _bars(ax, g["model"].tolist(), g["delta_pp"].fillna(0).tolist(), title=title, ylabel=PP)
+    models = sorted(d["model"].unique())
+    w = 0.8 / len(ROLES)
+    for ax, factor, title in ((axes[0], "age", "A: age (younger minus older)"),
+                              (axes[1], "gender", "B: gender (female minus male)")):
+        for j, role in enumerate(ROLES):
+            g = d[(d.factor == factor) & (d.role == role)].set_index("model").reindex(models)
+            ax.bar(np.arange(len(models)) + j * w, g["delta_pp"].fillna(0), w, label=role)
+        ax.set_xticks(np.arange(len(models)) + w * (len(ROLES) - 1) / 2, figs.displays(models),
+                      rotation=30, ha="right")
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set_title(title)
+        ax.set_ylabel(PP)
+        ax.set_xlabel("Model")
+    figs.legend_outside(axes[1], title="Demographic of")
     r = regions.sort_values("delta_pp")
     _bars(axes[2], r["region"].tolist(), r["delta_pp"].tolist(),
           color=["salmon" if v < 0 else "mediumseagreen" for v in r["delta_pp"]],
@@ -139,9 +154,43 @@ def figure5(demo: pd.DataFrame, regions: pd.DataFrame, out: str) -> None:
     fig.suptitle("Figure 5: demographic and regional effects")
     fig.tight_layout()
     figs.note(fig, "pp = percentage points of the allow-preference rate. A-B: positive = more preference "
-              "allowance for the younger / female actor. C: averaged across models; salmon = more "
-              "culture-following than overall, green = more preference-allowing.")
+              "allowance for the younger / female actor or receiver (all decisions of the main models whose "
+              "prompt shows the attribute). C: averaged across models; salmon = more culture-following than "
+              "overall, green = more preference-allowing.")
     _save(fig, out)
+
+
+def figure12(effects: pd.DataFrame, out: str) -> None:
+    """Appendix B.4 Figure 12: age (younger - older) and gender (female - male) effects in pp per
+    model and source, one panel per factor x role (actor, receiver)."""
+    d = effects[effects.model != "all"]
+    models = sorted(d["model"].unique())
+    sources = sorted(d["source"].unique())
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharey="row", squeeze=False)
+    w = 0.8 / max(len(sources), 1)
+    for i, (factor, what) in enumerate((("age", "younger minus older"), ("gender", "female minus male"))):
+        for j, role in enumerate(ROLES):
+            ax = axes[i][j]
+            for k, src in enumerate(sources):
+                g = d[(d.factor == factor) & (d.role == role) & (d.source == src)].set_index("model").reindex(models)
+                ax.bar(np.arange(len(models)) + k * w, g["delta_pp"].fillna(0), w, label=src)
+            ax.set_xticks(np.arange(len(models)) + w * (len(sources) - 1) / 2, figs.displays(models),
+                          rotation=30, ha="right")
+            ax.axhline(0, color="black", lw=0.5)
+            ax.set_title(f"{'ABCD'[2 * i + j]}: {factor}, {role} ({what})")
+            ax.set_ylabel(PP)
+            ax.set_xlabel("Model")
+    figs.legend_outside(axes[0][1], title="Source")
+    fig.suptitle("Figure 12: age and gender effects per model and source")
+    fig.tight_layout()
+    figs.note(fig, "pp = percentage points of the allow-preference rate; positive = more preference allowance "
+              "for the younger / female actor or receiver (decisions of the main models whose prompt shows the "
+              "attribute).")
+    _save(fig, out)
+
+
+def figure12_from(effects: str, out: str) -> None:
+    figure12(_read(effects), out)
 
 
 def figure6(gaps: pd.DataFrame, agree: pd.DataFrame, out: str, synthetic: bool) -> None:

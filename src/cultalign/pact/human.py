@@ -125,11 +125,12 @@ def is_synthetic(responses: pd.DataFrame) -> bool:
     return bool(responses["synthetic"].astype(str).str.startswith("SYNTHETIC").all())
 
 
-def ingest_export(path: str, attention_answer: str, salt: str) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
+def ingest_export(path: str, attention_answer: str, salt: str,
+                  younger_below_age: int) -> tuple[pd.DataFrame, pd.DataFrame, bool]:
     """Read a Prolific-format export and ingest it (``ingest_prolific``): the long responses,
     the filter counts (with a ``synthetic`` column) and whether the data are synthetic."""
     raw = read_table(path, dtype=str, keep_default_na=False)
-    long, counts = ingest_prolific(raw, path, attention_answer, salt)
+    long, counts = ingest_prolific(raw, path, attention_answer, salt, younger_below_age)
     synthetic = bool(len(long)) and is_synthetic(long)
     counts["synthetic"] = synthetic
     return long, counts, synthetic
@@ -144,12 +145,16 @@ def salted_hash(pid: str, salt: str) -> str:
     return "p_" + hashlib.sha256(f"{salt}:{pid}".encode()).hexdigest()[:16]
 
 
-def age_group(age) -> str:
-    return "younger" if int(age) < 35 else "older"
+def age_group(age, younger_below_age: int) -> str:
+    """The participant age group: "younger" below ``younger_below_age`` years
+    (``pact.human.younger_below_age``), else "older"."""
+    return "younger" if int(age) < int(younger_below_age) else "older"
 
 
-def ingest_prolific(df: pd.DataFrame, path: str, attention_answer: str, salt: str) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Validate, filter (with counts per filter) and reshape to long form with hashed ids."""
+def ingest_prolific(df: pd.DataFrame, path: str, attention_answer: str, salt: str,
+                    younger_below_age: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Validate, filter (with counts per filter) and reshape to long form with hashed ids; the
+    participant age group splits at ``younger_below_age`` years."""
     missing = [c for c in BASE_COLUMNS if c not in df.columns]
     if missing:
         raise PactDataError(path, f"missing column(s) {missing}; found {list(df.columns)}", row=1,
@@ -190,7 +195,7 @@ def ingest_prolific(df: pd.DataFrame, path: str, attention_answer: str, salt: st
                     raise row_error(df, df.index.get_loc(i), bad, f"expected A or B, got {what!r}", path=path)
                 long_rows.append({
                     "participant": pid, "participant_country": r["country_of_residence"],
-                    "participant_age": age_group(r["age"]), "participant_gender": r["sex"].lower(),
+                    "participant_age": age_group(r["age"], younger_below_age), "participant_gender": r["sex"].lower(),
                     "scenario_id": r[f"s{s}_scenario_id"], "scenario_country": r[f"s{s}_scenario_country"],
                     "relation": geography.relation_of(r["country_of_residence"], r[f"s{s}_scenario_country"]),
                     "receiver_age": r[f"s{s}_receiver_age"], "receiver_gender": r[f"s{s}_receiver_gender"],
@@ -219,30 +224,58 @@ def norm_personal_gap(h: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def analyse(h: pd.DataFrame, min_group_size: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The norm-personal gap per participant country and the agreement by relation, age,
-    gender and country, each with a ``data`` column (synthetic / human)."""
+def analyse(h: pd.DataFrame, min_group_size: int,
+            cell: list[str]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The norm-personal gap per participant country, the agreement by relation, age, gender and
+    country, the agreement cells (``agreement_cells``) and the culture-following rate and agreement
+    by country relation (``relation_rates``, Table 28), each with a ``data`` column (synthetic /
+    human).  ``cell``: the columns that split a scenario into agreement cells."""
     gaps = norm_personal_gap(h)
-    agree = pd.concat([agreement(h, by, min_group_size) for by in ("relation", "participant_age",
-                                                                   "participant_gender", "participant_country")],
+    agree = pd.concat([agreement(h, by, min_group_size, cell) for by in ("relation", "participant_age",
+                                                                         "participant_gender", "participant_country")],
                       ignore_index=True)
-    for t in (gaps, agree):
+    cells = agreement_cells(h, "relation", cell)
+    rel = relation_rates(h, min_group_size, cell)
+    for t in (gaps, agree, cells, rel):
         t["data"] = "synthetic" if is_synthetic(h) else "human"
-    return gaps, agree
+    return gaps, agree, cells, rel
 
 
-def agreement(h: pd.DataFrame, by: str, min_group: int = 2) -> pd.DataFrame:
-    """Share choosing the more common option within each scenario x ``by`` group x question,
-    averaged over groups (groups smaller than ``min_group`` are skipped and counted)."""
+def agreement_cells(h: pd.DataFrame, by: str, cell: list[str]) -> pd.DataFrame:
+    """Section 5.2: per question x ``by`` level x scenario x ``cell`` group (the scenario's
+    demographic group), the judgements ``n``, the culture-following rate and the agreement, the
+    share choosing the cell's more common option (a 70-30 split is 0.70)."""
+    cell = [c for c in cell if c != by]
+    keys = ["question_type", by, "scenario_id", *cell]
+    d = h.assign(**{k: h[k].fillna("").astype(str) for k in keys})
+    t = d.groupby(keys)["follow_culture"].agg(n="size", culture_rate="mean").reset_index()
+    t["agreement"] = np.maximum(t["culture_rate"], 1 - t["culture_rate"])
+    return t.rename(columns={by: "level"}).assign(group_by=by)[
+        ["question_type", "group_by", "level", "scenario_id", *cell, "n", "culture_rate", "agreement"]]
+
+
+def agreement(h: pd.DataFrame, by: str, min_group: int, cell: list[str]) -> pd.DataFrame:
+    """Agreement within each scenario x ``cell`` group (``agreement_cells``) x ``by`` level x
+    question, averaged over the cells (cells smaller than ``min_group`` are skipped and counted)."""
+    t = agreement_cells(h, by, cell)
     rows = []
-    for (q, level), g in h.groupby(["question_type", by]):
-        shares, skipped = [], 0
-        for _, cell in g.groupby("scenario_id"):
-            if len(cell) < min_group:
-                skipped += 1
-                continue
-            m = cell["follow_culture"].mean()
-            shares.append(max(m, 1 - m))
-        rows.append({"question_type": q, "group_by": by, "level": level, "n_groups": len(shares),
-                     "n_groups_skipped": skipped, "agreement": float(np.mean(shares)) if shares else float("nan")})
+    for (q, level), g in t.groupby(["question_type", "level"]):
+        ok = g[g["n"] >= min_group]
+        rows.append({"question_type": q, "group_by": by, "level": level, "n_groups": len(ok),
+                     "n_groups_skipped": len(g) - len(ok),
+                     "agreement": float(ok["agreement"].mean()) if len(ok) else float("nan")})
     return pd.DataFrame(rows)
+
+
+def relation_rates(h: pd.DataFrame, min_group: int, cell: list[str]) -> pd.DataFrame:
+    """Appendix G.2 Table 28: per scenario-country relation (same / close / far) and question,
+    the human culture-following rate (share of judgements), the judgements behind it and the
+    agreement (``agreement``, same cells)."""
+    rate = (h.groupby(["relation", "question_type"])["follow_culture"].agg(n="size", culture_rate="mean")
+            .reset_index())
+    agree = agreement(h, "relation", min_group, cell).rename(columns={"level": "relation"})
+    out = rate.merge(agree[["relation", "question_type", "agreement", "n_groups"]], on=["relation", "question_type"],
+                     how="left")
+    order = {"same": 0, "close": 1, "far": 2}
+    return (out.sort_values(["relation", "question_type"], key=lambda c: c.map(order) if c.name == "relation" else c)
+            .reset_index(drop=True))
