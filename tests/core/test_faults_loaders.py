@@ -725,7 +725,7 @@ def test_user_prolific_export_ragged_row_names_the_key(tmp_path):
     p.write_bytes(b"".join(lines))
     _as_a_job_with(tmp_path, {"pact": {"human": {"prolific_export": str(p)}}}, [p])
     with pytest.raises(InputError) as e:
-        ingest_export(str(p), "orange", "salt")
+        ingest_export(str(p), "orange", "salt", 35)
     expect_one_line(e, p, PROLIFIC_KEY, "fields where the header has")
 
 

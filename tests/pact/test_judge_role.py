@@ -61,11 +61,14 @@ def test_judge_runs_on_its_own_client_over_the_prepared_table(tmp_path):
 
 
 def test_paper_config_names_the_papers_judge_and_the_rule_uses_the_role():
-    paper = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "paper.yaml")["pact"]
+    config = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "paper.yaml")
+    paper = config["pact"]
     assert paper["construction_model"] == "gpt-4o" and paper["judge_model"] == "gpt-5.4-mini"
     # GPT-5.4-mini reasons before it answers, inside max_completion_tokens: a budget for the answer
-    # alone (40 tokens) would come back empty
-    assert paper["construct"]["judge"]["max_new_tokens"] >= 1024
+    # alone (40 tokens) would come back empty, so the model's reasoning reserve is added to it
+    judge = config["models"][paper["judge_model"]]
+    assert judge["family"] == "gpt-5" and judge["reasoning_tokens"] >= 1024
+    assert paper["construct"]["judge"]["max_new_tokens"] + judge["reasoning_tokens"] >= 1024
     default = load_config(ROOT / "config" / "config.yaml")["pact"]
     assert default["judge_model"] is None  # the embedded default: the construction model judges
     rules = (ROOT / "rules" / "pact" / "construct.smk").read_text()
