@@ -383,7 +383,9 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     comparisons = M.get("comparisons") or [f"{m}_vs_panel" for m in M["answer_models"]]
     shards = int(M["shards"])
     pf = M["judge"]["prefilter"]
-    pairs = sol * (min(int(pf["top_k"]), sol) if pf["enabled"] else sol)  # per dilemma and comparison
+    # per dilemma and comparison; with the prefilter, its audited share of the skipped pairs is judged too
+    passed = min(int(pf["top_k"]), sol) if pf["enabled"] else sol
+    pairs = sol * passed + (float(pf["audit_fraction"]) * sol * (sol - passed) if pf["enabled"] else 0)
     work = [Work("monopolet", "monopolet_sections", M["mapping"]["model"], 1, n_dil,
                  tk.chat(render("check_intro", summary=summary, chunk=chunk)), int(M["mapping"]["max_new_tokens"]),
                  f"{n_dil} dilemma summaries x 1 check (first pass; a rejected one checks more chunks)"),
