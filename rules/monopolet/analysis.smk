@@ -358,13 +358,15 @@ rule monopolet_topic_map:
 
 
 rule monopolet_annotation_samples:
-    """Appendix A annotation samples (A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
+    """Appendix A annotation samples (A.1 mapping for Table 2, A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
         sections="results/monopolet/sections/sections.tsv",
+        chunks=monopolet_chunk_files,
         panel="results/monopolet/solutions/panel.tsv",
         matchings=monopolet_matchings,
     output:
+        mapping="results/monopolet/annotation/mapping_sample.tsv",
         dilemmas="results/monopolet/annotation/dilemmas_sample.tsv",
         dilemmas_page=paper_report(
             "results/monopolet/annotation/dilemmas_sample.html",
@@ -372,7 +374,7 @@ rule monopolet_annotation_samples:
             category="Monopolet",
             section=REPORT_APPENDIX,
             no=2,
-            paper="Tables 3-4 (appendix A.2-A.3)",
+            paper="Tables 2-4 (appendix A.1-A.3)",
             shows="Annotation samples",
         ),
         solutions="results/monopolet/annotation/solutions_sample.tsv",

@@ -49,8 +49,19 @@ def monopolet_check_comparisons():
                 )
 
 
+def monopolet_check_annotation_samples():
+    """The A.1 items every annotator shares fit in each annotator's items."""
+    a = MONOPOLET["annotation_samples"]
+    if a["mapping_overlap"] > a["mapping_per_annotator"]:
+        raise ValueError(
+            f"monopolet.annotation_samples.mapping_overlap: {a['mapping_overlap']} shared items exceed "
+            f"mapping_per_annotator {a['mapping_per_annotator']}"
+        )
+
+
 if MONOPOLET_ON:
     monopolet_check_comparisons()
+    monopolet_check_annotation_samples()
 
 
 def monopolet_audio(wildcards):
@@ -138,6 +149,10 @@ def monopolet_comparison_solutions(wildcards):
         "cand": f"results/monopolet/solutions/{cand}.tsv",
         "ref": f"results/monopolet/solutions/{ref}.tsv",
     }
+
+
+def monopolet_chunk_files(wildcards):
+    return monopolet_episode_files("results/monopolet/sections/{episode}.chunks.tsv")
 
 
 def monopolet_matchings(wildcards):

@@ -80,6 +80,7 @@ def test_generated_check_uses_the_final_answer():
     m = map_summaries(summaries, chunks, None, FakeEmbedder(), client, settings).iloc[0]
     # the embedding proposal (chunk 0) is rejected, every chunk is checked, the earliest Ja wins
     assert (m["chunk"], m["method"], m["p_yes"], m["llm_checks"]) == (1, "llm_earliest", 1.0, 4)
+    assert m["proposed_chunk"] == 0  # kept for the A.1 annotation sample
     assert all(r.params.max_new_tokens == 512 for r in client.requests)
     with pytest.raises(ValueError, match="monopolet.mapping.check"):
         mapping_settings(check="first_token")
