@@ -34,7 +34,7 @@ rule monopolet_agreement:
 
 
 rule monopolet_response_stats:
-    """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per word; word counts."""
+    """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per NLTK word; word counts; answers cut at the token cap."""
     input:
         monopolet_answer_tables,
     output:
@@ -57,6 +57,8 @@ rule monopolet_response_stats:
     resources:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
+    params:
+        words=conf("monopolet.response_stats.words"),
     script:
         "../../scripts/monopolet/response_stats.py"
 

@@ -116,8 +116,12 @@ def test_saa_eaa_by_hand():
 
 
 def test_response_features_danish():
-    c = count_features("Du kan måske tale med din mor? Ring til Peter om 2 dage. Du bør nok vente tre uger.")
-    assert c["n_words"] == 19
+    text = "Du kan måske tale med din mor? Ring til Peter om 2 dage. Du bør nok vente tre uger."
+    c = count_features(text)
+    assert c["n_words"] == 22  # NLTK tokens, the 3 punctuation tokens included (len(nltk.word_tokenize))
+    assert count_features(text, "nltk_words")["n_words"] == 19
+    with pytest.raises(ValueError, match="monopolet.response_stats.words"):
+        count_features(text, "whitespace")
     assert c["question_marks"] == 1
     assert c["modal_verbs"] == 2  # kan, bør
     assert c["hedges"] == 2  # måske, nok
@@ -206,7 +210,7 @@ def test_no_answer_still_gives_figures_5_to_7(tmp_path):
 
     answers = pd.DataFrame(columns=["dilemma_id", "model", "answer", "n_words", "valid", "attempts"])
     per_model, per_answer, counts = response_tables([answers, answers.copy()])
-    assert per_model.empty and per_answer.empty and counts == {"valid": 0, "invalid": 0}
+    assert per_model.empty and per_answer.empty and counts == {"valid": 0, "invalid": 0, "truncated": 0}
     assert {"model", "n_words", *FEATURES} <= set(per_answer.columns)
     solutions = pd.DataFrame(columns=["dilemma_id", "agent", "valid", "solutions", "n_solutions"])
     matching = pd.DataFrame(columns=["dilemma_id", "cand_idx", "ref_idx", "judged", "decision", "valid"])

@@ -50,8 +50,11 @@ def figure6(per_answer: pd.DataFrame, out: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     models = sorted(per_answer["model"].dropna().unique())
     if models:
-        ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models],
-                   tick_labels=figs.displays(models))
+        labels = figs.displays(models)
+        if "truncated" in per_answer:  # answers cut at the token cap, named under their model
+            cut = per_answer.groupby("model")["truncated"].sum()
+            labels = [f"{lab}\n({int(cut.get(m, 0))} cut)" if cut.get(m, 0) else lab for lab, m in zip(labels, models)]
+        ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models], tick_labels=labels)
     else:  # no valid answer (e.g. no dilemma to answer)
         figs.no_data(ax, "no valid answer")
     ax.set_xlabel("Model")
