@@ -86,9 +86,38 @@ rule monopolet_topics:
         min_df=conf("monopolet.topics.min_df"),
         stop_words=conf("monopolet.topics.stop_words"),
         encoder=conf("monopolet.topics.encoder"),
+        keyphrases=conf("monopolet.topics.keyphrases"),
         seed=conf("seed"),
     script:
         "../../scripts/monopolet/topics.py"
+
+
+rule monopolet_topic_names:
+    """Appendix B: the naming model gives each topic a human-readable name from its keyphrases and terms."""
+    input:
+        topics="results/monopolet/topics/topics.tsv",
+        weights=monopolet_naming_weights,
+    output:
+        "results/monopolet/topics/topic_names.tsv",
+    log:
+        "logs/monopolet/topic_names.log",
+    benchmark:
+        "benchmarks/monopolet/topic_names.tsv"
+    conda:
+        env_of_model(MONOPOLET_NAMING_MODEL)
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=mem_of_model(MONOPOLET_NAMING_MODEL),
+        runtime=model_runtime,
+        gpu=gpu_of_model(MONOPOLET_NAMING_MODEL),
+    params:
+        llm=llm_of(MONOPOLET_NAMING_MODEL),
+        max_new_tokens=conf("monopolet.topics.naming.max_new_tokens"),
+        temperature=conf("monopolet.topics.naming.temperature"),
+        max_name_chars=conf("monopolet.topics.naming.max_name_chars"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/topic_names.py"
 
 
 rule monopolet_dataset_stats:
@@ -275,7 +304,7 @@ rule monopolet_plot_figure8:
     input:
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
         doc_topics="results/monopolet/topics/doc_topics.tsv",
-        topics="results/monopolet/topics/topics.tsv",
+        topics="results/monopolet/topics/topic_names.tsv",
     output:
         figure=paper_report(
             "results/monopolet/figures/figure8.png",
@@ -332,7 +361,7 @@ rule monopolet_topic_map:
     """Figure 3: t-SNE map of the dilemmas' topic proportions and the topic distribution."""
     input:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
-        topics="results/monopolet/topics/topics.tsv",
+        topics="results/monopolet/topics/topic_names.tsv",
     output:
         figure=paper_report(
             "results/monopolet/figures/figure3.png",

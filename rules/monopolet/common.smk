@@ -36,6 +36,7 @@ MONOPOLET_MAPPING_MODEL = MONOPOLET["mapping"]["model"]
 MONOPOLET_DILEMMA_MODEL = MONOPOLET["dilemma"]["model"]
 MONOPOLET_EXTRACTION_MODEL = MONOPOLET["extraction"]["model"]
 MONOPOLET_JUDGE_MODEL = MONOPOLET["judge"]["model"]
+MONOPOLET_NAMING_MODEL = MONOPOLET["topics"]["naming"]["model"]
 
 
 def monopolet_check_comparisons():
@@ -99,6 +100,10 @@ def monopolet_extraction_weights(wildcards):
 
 def monopolet_judge_weights(wildcards):
     return model_dir(MONOPOLET_JUDGE_MODEL)
+
+
+def monopolet_naming_weights(wildcards):
+    return model_dir(MONOPOLET_NAMING_MODEL)
 
 
 def monopolet_answer_settings(wildcards):

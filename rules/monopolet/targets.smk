@@ -7,6 +7,7 @@ rule monopolet_figure3:
     input:
         "results/monopolet/figures/figure3.png",
         "results/monopolet/topics/topic_map.tsv",
+        "results/monopolet/topics/topic_names.tsv",
     localrule: True
     conda:
         "../../envs/stats.yaml"

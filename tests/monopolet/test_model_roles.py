@@ -96,6 +96,7 @@ def test_paper_roles_and_topic_encoder(paper):
     assert mono["dilemma"]["model"] == "gpt-5-mini"  # section 4.2
     assert mono["extraction"]["model"] == "gpt-oss-120b"  # section 3.1
     assert mono["mapping"]["model"] == "gpt-oss-20b" and mono["mapping"]["check"] == "generate"
+    assert mono["topics"]["naming"]["model"] == "gpt-5-mini"  # appendix B: topic names
     enc = mono["topics"]["encoder"]
     assert enc["hub_id"] == "sentence-transformers/paraphrase-multilingual-mpnet-base-v2"  # appendix B
     inputs = {i.key: i for i in external_inputs(paper, load_schema(), base=ROOT)}

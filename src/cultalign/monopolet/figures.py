@@ -133,7 +133,7 @@ def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     right.barh([names.get(t, t) for t in order], counts.to_numpy(), color=[cmap(k % 20) for k in range(len(order))])
     right.invert_yaxis()
     right.set_xlabel("Dilemmas (count)")
-    right.set_ylabel("Dominant topic (top terms)")
+    right.set_ylabel("Dominant topic (model-given name)")
     right.set_title("Dilemmas per dominant topic")
     fig.suptitle("Figure 3: topics of the dilemmas")
     fig.tight_layout()
