@@ -303,6 +303,7 @@ rule monopolet_plot_figure8:
     """Figure 8: AVG per comparison and topic, weighted by the dilemmas' topic weights."""
     input:
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
+        summary="results/monopolet/tables/agreement.tsv",
         doc_topics="results/monopolet/topics/doc_topics.tsv",
         topics="results/monopolet/topics/topic_names.tsv",
     output:

@@ -25,7 +25,12 @@ from cultalign.monopolet.matching import (
     normalise_action,
     prompt_hashes,
 )
-from cultalign.monopolet.metrics import agreement_per_dilemma, agreement_tables, prefilter_recall
+from cultalign.monopolet.metrics import (
+    agreement_per_dilemma,
+    agreement_tables,
+    prefilter_recall,
+    with_prefilter_columns,
+)
 from .monopolet_settings import judge_settings, prefilter_settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -201,6 +206,10 @@ def test_prefilter_recall_and_cost_in_the_agreement_table():
     row = summary.iloc[0]
     assert (row.judged_pairs, row.skipped_pairs, row.audited_pairs, row.audit_matches) == (4, 8, 8, 8)
     assert row.prefilter_recall == pytest.approx(4 / 12)
+    # Figure 8's table carries them too, per comparison
+    topics = pd.DataFrame({"comparison": ["m_vs_panel"] * 2, "topic": ["topic_0", "topic_1"], "AVG": [0.1, 0.2]})
+    t = with_prefilter_columns(topics, summary)
+    assert t["skipped_pairs"].tolist() == [8, 8] and t["prefilter_recall"].tolist() == pytest.approx([1 / 3] * 2)
 
 
 def test_paper_config_judges_every_pair():

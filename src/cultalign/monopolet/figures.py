@@ -84,7 +84,7 @@ def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     mat.columns = [names.get(str(c).replace("topic_", ""), c) for c in mat.columns]
     fig, ax = plt.subplots(figsize=(3 + 1.2 * mat.shape[1], 1.8 + 0.5 * mat.shape[0]))
     _heatmap(fig, ax, mat, "AVG weighted by topic share\n(0-1)", "higher")
-    ax.set_xlabel("Topic (top terms)")
+    ax.set_xlabel("Topic (model-given name)")
     ax.set_ylabel("Candidate vs reference")
     ax.set_title("Figure 8: weighted average of AVG per model and topic")
     figs.save(fig, out)

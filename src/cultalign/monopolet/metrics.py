@@ -114,6 +114,16 @@ def weighted_topic_scores(doc_topic: pd.DataFrame, per_dilemma: pd.DataFrame, me
     return pd.DataFrame(rows, columns=["comparison", "topic", metric, "weight_sum"])
 
 
+PREFILTER_COLUMNS = ["judged_pairs", "skipped_pairs", "prefilter_recall"]
+
+
+def with_prefilter_columns(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (one row per comparison and more, e.g. Figure 8's topic scores) with the
+    prefilter's cost and estimated recall of its comparison from the agreement summary."""
+    cols = [c for c in PREFILTER_COLUMNS if c in summary]
+    return table.merge(summary[["comparison", *cols]], on="comparison", how="left")
+
+
 def eaa_grid(output_lengths: list[int], steps: int) -> pd.DataFrame:
     """Appendix D (Figure 9): EAA of one dilemma over a grid of the candidate's number of solutions
     (r_cand), the intersection ratio (share of candidate solutions matched) and the same-stance
