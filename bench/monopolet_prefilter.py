@@ -174,6 +174,8 @@ def main() -> None:
     cfg = yaml.safe_load(Path(args.config).read_text())
     mono = cfg["monopolet"]
     settings = JudgeSettings.from_config(mono["judge"])
+    # the arms compare the prefilter itself: no audit calls in the prefiltered arm
+    settings = replace(settings, prefilter=replace(settings.prefilter, audit_fraction=0.0))
     emb = load_embeddings(mono["embeddings"])
     report: dict = {"judge_model": mono["judge"]["model"], "prefilter": settings.prefilter.__dict__,
                     "load_avg_start": os.getloadavg()}
@@ -234,7 +236,7 @@ def main() -> None:
                        "embedding_wall_s": round(time.perf_counter() - t0, 2), "grid": []}
     for ms in (0.80, 0.85, 0.88, 0.90):
         for k in (0, 1, 2):
-            p = prefilter(pairs, cached, PrefilterSettings(True, ms, k))
+            p = prefilter(pairs, cached, PrefilterSettings(True, ms, k, 0.0))
             report["large"]["grid"].append({"min_similarity": ms, "top_k": k,
                                             "judge_fraction": round(float(p["judge"].mean()), 4),
                                             "designed_recall": round(designed_recall(p, designed_l), 4)})

@@ -34,7 +34,7 @@ rule monopolet_agreement:
 
 
 rule monopolet_response_stats:
-    """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per word; word counts."""
+    """Numbers, question marks, modal verbs, hedges, you-pronouns, person mentions per NLTK word; word counts; answers cut at the token cap."""
     input:
         monopolet_answer_tables,
     output:
@@ -57,6 +57,8 @@ rule monopolet_response_stats:
     resources:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
+    params:
+        words=conf("monopolet.response_stats.words"),
     script:
         "../../scripts/monopolet/response_stats.py"
 
@@ -84,9 +86,38 @@ rule monopolet_topics:
         min_df=conf("monopolet.topics.min_df"),
         stop_words=conf("monopolet.topics.stop_words"),
         encoder=conf("monopolet.topics.encoder"),
+        keyphrases=conf("monopolet.topics.keyphrases"),
         seed=conf("seed"),
     script:
         "../../scripts/monopolet/topics.py"
+
+
+rule monopolet_topic_names:
+    """Appendix B: the naming model gives each topic a human-readable name from its keyphrases and terms."""
+    input:
+        topics="results/monopolet/topics/topics.tsv",
+        weights=monopolet_naming_weights,
+    output:
+        "results/monopolet/topics/topic_names.tsv",
+    log:
+        "logs/monopolet/topic_names.log",
+    benchmark:
+        "benchmarks/monopolet/topic_names.tsv"
+    conda:
+        env_of_model(MONOPOLET_NAMING_MODEL)
+    threads: config["resources"]["cpus"]
+    resources:
+        mem_mb=mem_of_model(MONOPOLET_NAMING_MODEL),
+        runtime=model_runtime,
+        gpu=gpu_of_model(MONOPOLET_NAMING_MODEL),
+    params:
+        llm=llm_of(MONOPOLET_NAMING_MODEL),
+        max_new_tokens=conf("monopolet.topics.naming.max_new_tokens"),
+        temperature=conf("monopolet.topics.naming.temperature"),
+        max_name_chars=conf("monopolet.topics.naming.max_name_chars"),
+        seed=conf("seed"),
+    script:
+        "../../scripts/monopolet/topic_names.py"
 
 
 rule monopolet_dataset_stats:
@@ -272,8 +303,9 @@ rule monopolet_plot_figure8:
     """Figure 8: AVG per comparison and topic, weighted by the dilemmas' topic weights."""
     input:
         per_dilemma="results/monopolet/tables/agreement_per_dilemma.tsv",
+        summary="results/monopolet/tables/agreement.tsv",
         doc_topics="results/monopolet/topics/doc_topics.tsv",
-        topics="results/monopolet/topics/topics.tsv",
+        topics="results/monopolet/topics/topic_names.tsv",
     output:
         figure=paper_report(
             "results/monopolet/figures/figure8.png",
@@ -330,7 +362,7 @@ rule monopolet_topic_map:
     """Figure 3: t-SNE map of the dilemmas' topic proportions and the topic distribution."""
     input:
         doc_topics="results/monopolet/topics/doc_topics.tsv",
-        topics="results/monopolet/topics/topics.tsv",
+        topics="results/monopolet/topics/topic_names.tsv",
     output:
         figure=paper_report(
             "results/monopolet/figures/figure3.png",
@@ -358,13 +390,15 @@ rule monopolet_topic_map:
 
 
 rule monopolet_annotation_samples:
-    """Appendix A annotation samples (A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
+    """Appendix A annotation samples (A.1 mapping for Table 2, A.2 dilemmas for Table 3, A.3 solutions for Table 4, A.4 matching)."""
     input:
         dilemmas="results/monopolet/dilemmas/dilemmas.tsv",
         sections="results/monopolet/sections/sections.tsv",
+        chunks=monopolet_chunk_files,
         panel="results/monopolet/solutions/panel.tsv",
         matchings=monopolet_matchings,
     output:
+        mapping="results/monopolet/annotation/mapping_sample.tsv",
         dilemmas="results/monopolet/annotation/dilemmas_sample.tsv",
         dilemmas_page=paper_report(
             "results/monopolet/annotation/dilemmas_sample.html",
@@ -372,7 +406,7 @@ rule monopolet_annotation_samples:
             category="Monopolet",
             section=REPORT_APPENDIX,
             no=2,
-            paper="Tables 3-4 (appendix A.2-A.3)",
+            paper="Tables 2-4 (appendix A.1-A.3)",
             shows="Annotation samples",
         ),
         solutions="results/monopolet/annotation/solutions_sample.tsv",

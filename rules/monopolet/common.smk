@@ -36,6 +36,7 @@ MONOPOLET_MAPPING_MODEL = MONOPOLET["mapping"]["model"]
 MONOPOLET_DILEMMA_MODEL = MONOPOLET["dilemma"]["model"]
 MONOPOLET_EXTRACTION_MODEL = MONOPOLET["extraction"]["model"]
 MONOPOLET_JUDGE_MODEL = MONOPOLET["judge"]["model"]
+MONOPOLET_NAMING_MODEL = MONOPOLET["topics"]["naming"]["model"]
 
 
 def monopolet_check_comparisons():
@@ -49,8 +50,19 @@ def monopolet_check_comparisons():
                 )
 
 
+def monopolet_check_annotation_samples():
+    """The A.1 items every annotator shares fit in each annotator's items."""
+    a = MONOPOLET["annotation_samples"]
+    if a["mapping_overlap"] > a["mapping_per_annotator"]:
+        raise ValueError(
+            f"monopolet.annotation_samples.mapping_overlap: {a['mapping_overlap']} shared items exceed "
+            f"mapping_per_annotator {a['mapping_per_annotator']}"
+        )
+
+
 if MONOPOLET_ON:
     monopolet_check_comparisons()
+    monopolet_check_annotation_samples()
 
 
 def monopolet_audio(wildcards):
@@ -88,6 +100,10 @@ def monopolet_extraction_weights(wildcards):
 
 def monopolet_judge_weights(wildcards):
     return model_dir(MONOPOLET_JUDGE_MODEL)
+
+
+def monopolet_naming_weights(wildcards):
+    return model_dir(MONOPOLET_NAMING_MODEL)
 
 
 def monopolet_answer_settings(wildcards):
@@ -138,6 +154,10 @@ def monopolet_comparison_solutions(wildcards):
         "cand": f"results/monopolet/solutions/{cand}.tsv",
         "ref": f"results/monopolet/solutions/{ref}.tsv",
     }
+
+
+def monopolet_chunk_files(wildcards):
+    return monopolet_episode_files("results/monopolet/sections/{episode}.chunks.tsv")
 
 
 def monopolet_matchings(wildcards):

@@ -7,6 +7,7 @@ rule monopolet_figure3:
     input:
         "results/monopolet/figures/figure3.png",
         "results/monopolet/topics/topic_map.tsv",
+        "results/monopolet/topics/topic_names.tsv",
     localrule: True
     conda:
         "../../envs/stats.yaml"
@@ -61,8 +62,9 @@ rule monopolet_figure9:
 
 
 rule monopolet_annotation_samples_export:
-    """Paper appendix A: the samples annotators label (A.2 Table 3, A.3 Table 4, A.4)."""
+    """Paper appendix A: the samples annotators label (A.1 Table 2, A.2 Table 3, A.3 Table 4, A.4)."""
     input:
+        "results/monopolet/annotation/mapping_sample.tsv",
         "results/monopolet/annotation/dilemmas_sample.tsv",
         "results/monopolet/annotation/solutions_sample.tsv",
         "results/monopolet/annotation/matching_sample.tsv",

@@ -20,6 +20,7 @@ counts = match_counts(out)
 job.write_table(out, job.output[0], client=client, seed=job.seed, prompt_templates=prompt_hashes(), counts=counts,
                 extra={"wall_seconds": round(time.perf_counter() - t0, 2)})
 job.log.info("pairs decided: %d identical (match, no judge call), %d rejected by the prefilter, %d judged "
-             "(%d matches, %d invalid)", counts["identical"], counts["skipped_by_prefilter"], counts["judged"],
-             counts["judge_matches"], counts["invalid"])
+             "(%d matches, %d invalid); prefilter audit: %d skipped pairs judged for the record, %d matches",
+             counts["identical"], counts["skipped_by_prefilter"], counts["judged"], counts["judge_matches"],
+             counts["invalid"], counts["audited"], counts["audit_matches"])
 job.log.info("%s %s", counts, client.stats)

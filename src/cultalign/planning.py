@@ -389,7 +389,9 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     comparisons = M.get("comparisons") or [f"{m}_vs_panel" for m in M["answer_models"]]
     shards = int(M["shards"])
     pf = M["judge"]["prefilter"]
-    pairs = sol * (min(int(pf["top_k"]), sol) if pf["enabled"] else sol)  # per dilemma and comparison
+    # per dilemma and comparison; with the prefilter, its audited share of the skipped pairs is judged too
+    passed = min(int(pf["top_k"]), sol) if pf["enabled"] else sol
+    pairs = sol * passed + (float(pf["audit_fraction"]) * sol * (sol - passed) if pf["enabled"] else 0)
     work = [Work("monopolet", "monopolet_sections", M["mapping"]["model"], 1, n_dil,
                  tk.chat(render("check_intro", summary=summary, chunk=chunk)), int(M["mapping"]["max_new_tokens"]),
                  f"{n_dil} dilemma summaries x 1 check (first pass; a rejected one checks more chunks)"),
@@ -412,6 +414,14 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
                      tk.chat(render("judge_match", dilemma=dilemma, candidate=action, reference=action)),
                      int(M["judge"]["max_new_tokens"]),
                      f"{n_dil} dilemmas x {len(comparisons)} comparisons x {pairs:g} solution pairs"))
+    # topic names (appendix B): one request per topic; "auto" finds the number when it runs, 30 stands in
+    naming, n_comp = M["topics"]["naming"], M["topics"]["n_components"]
+    n_topics = int(n_comp) if isinstance(n_comp, int) else 30
+    phrases = "; ".join([tk.filled(20, script)] * int(M["topics"]["keyphrases"]))
+    work.append(Work("monopolet", "monopolet_topic_names", naming["model"], 1, n_topics,
+                     tk.chat(render("name_topic", keyphrases=phrases, terms=tk.filled(60, script))),
+                     int(naming["max_new_tokens"]),
+                     f"{n_topics} topics" + ("" if isinstance(n_comp, int) else " (n_components auto: 30 assumed)")))
     return work
 
 

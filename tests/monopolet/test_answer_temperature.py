@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import pytest
 
 from cultalign.models import ModelSpec
@@ -64,3 +65,44 @@ def test_paper_config_uses_stack_defaults():
     for name in paper["monopolet"]["answer_models"]:
         if name not in (section.get("temperature_by_model") or {}):
             assert answer_temperature(section, name) is None, name
+
+
+class FakeCutBackend:
+    """Fake backend: answers with as many words as the dilemma asks for, each word one token; an
+    answer longer than max_new_tokens is cut there with finish reason "length"."""
+
+    def generate(self, prompts, params, schema=None, messages=None, seeds=None):
+        from cultalign.models.types import Generation
+
+        out = []
+        for p in prompts:
+            n = int(p.split("WORDS=")[1].split()[0])
+            k = min(n, params.max_new_tokens)
+            out.append(Generation(" ".join(["ord"] * k), "length" if n > params.max_new_tokens else "stop", 5, k))
+        return out
+
+
+def test_answers_cut_at_the_token_cap_are_counted():
+    """The finish reason of each answer's final attempt reaches the answers table; the answer
+    statistics count cut answers per model (the paper caps answers at 2,048 tokens)."""
+    from cultalign.models import ModelClient, ModelSpec, SamplingParams
+    from cultalign.monopolet.answers import answer_counts, generate_answers, is_truncated
+    from cultalign.monopolet.response_stats import response_tables
+
+    client = ModelClient(ModelSpec(name="fake", backend="transformers", chat_template="plain"),
+                         backend=FakeCutBackend())
+    dilemmas = pd.DataFrame({"dilemma_id": ["a", "b", "c"], "valid": True,
+                             "dilemma": ["WORDS=5 kort", "WORDS=50 langt", "WORDS=8 lige"]})
+    out = generate_answers(client, dilemmas, SamplingParams(temperature=0.0, max_new_tokens=8, seed=1))
+    assert out["finish_reason"].tolist() == ["stop", "length", "stop"]
+    assert out["completion_tokens"].tolist() == [5, 8, 8]
+    assert out["truncated"].tolist() == [False, True, False]  # c stopped on its own at the cap
+    assert answer_counts(dilemmas, out)["truncated"] == 1
+    assert "generate" not in vars(client)  # the recording is undone
+    per_model, per_answer, counts = response_tables([out])
+    assert counts["truncated"] == 1 and per_answer["truncated"].tolist() == [False, True, False]
+    row = per_model.iloc[0]
+    assert (row.n_truncated, row.n_all, row.n_invalid) == (1, 3, 0)
+    assert row.truncated_share == pytest.approx(1 / 3)
+    # without a finish reason, the token count against the cap decides
+    assert is_truncated(None, 8, 8) and not is_truncated(None, 7, 8) and not is_truncated("stop", 8, 8)

@@ -100,3 +100,24 @@ def test_dilemma_solutions_answers_and_judge(smollm2_client, emb):
     if judged.valid.iloc[0]:
         violated = [f"{r}_violated" for r in ("order", "semantics", "conditions", "entities")]
         assert judged.match.iloc[0] == int(not judged[violated].any(axis=1).iloc[0])
+
+
+@pytest.mark.slow
+def test_real_model_names_topics(smollm2_client):
+    """SmolLM2-135M names two topics from their keyphrases: schema-valid names within the cap,
+    each recorded with its attempts and the term lists beside it."""
+    from cultalign.monopolet.topic_names import NamingSettings, name_topics
+
+    from .monopolet_settings import schema_defaults
+
+    topics = pd.DataFrame({"topic": [0, 1], "name": ["0_naboen_hund_musik", "1_bryllup_svigermor_gave"],
+                           "top_terms": ["naboen, hund, musik", "bryllup, svigermor, gave"],
+                           "keyphrases": ["naboens hund; høj musik; larm om natten", "bryllup; svigermor; gaveliste"]})
+    s = NamingSettings.from_config(schema_defaults("monopolet.topics.naming"))
+    out, counts = name_topics(smollm2_client, topics, s, seed=20261129)
+    assert counts["topics"] == 2 and counts["valid"] + counts["invalid"] == 2
+    assert (out["attempts"] >= 1).all() and out["raw"].str.len().gt(0).all()
+    ok = out[out["valid"]]
+    assert ok["name"].str.len().between(2, s.max_name_chars).all()
+    assert out.loc[~out["valid"], "name"].tolist() == out.loc[~out["valid"], "term_name"].tolist()
+    assert out["top_terms"].tolist() == topics["top_terms"].tolist()

@@ -116,8 +116,12 @@ def test_saa_eaa_by_hand():
 
 
 def test_response_features_danish():
-    c = count_features("Du kan måske tale med din mor? Ring til Peter om 2 dage. Du bør nok vente tre uger.")
-    assert c["n_words"] == 19
+    text = "Du kan måske tale med din mor? Ring til Peter om 2 dage. Du bør nok vente tre uger."
+    c = count_features(text)
+    assert c["n_words"] == 22  # NLTK tokens, the 3 punctuation tokens included (len(nltk.word_tokenize))
+    assert count_features(text, "nltk_words")["n_words"] == 19
+    with pytest.raises(ValueError, match="monopolet.response_stats.words"):
+        count_features(text, "whitespace")
     assert c["question_marks"] == 1
     assert c["modal_verbs"] == 2  # kan, bør
     assert c["hedges"] == 2  # måske, nok
@@ -206,7 +210,7 @@ def test_no_answer_still_gives_figures_5_to_7(tmp_path):
 
     answers = pd.DataFrame(columns=["dilemma_id", "model", "answer", "n_words", "valid", "attempts"])
     per_model, per_answer, counts = response_tables([answers, answers.copy()])
-    assert per_model.empty and per_answer.empty and counts == {"valid": 0, "invalid": 0}
+    assert per_model.empty and per_answer.empty and counts == {"valid": 0, "invalid": 0, "truncated": 0}
     assert {"model", "n_words", *FEATURES} <= set(per_answer.columns)
     solutions = pd.DataFrame(columns=["dilemma_id", "agent", "valid", "solutions", "n_solutions"])
     matching = pd.DataFrame(columns=["dilemma_id", "cand_idx", "ref_idx", "judged", "decision", "valid"])
@@ -216,3 +220,56 @@ def test_no_answer_still_gives_figures_5_to_7(tmp_path):
                        "f7": lambda o: figures.figure7(per_model, FEATURES, o)}.items():
         draw(str(tmp_path / f"{name}.png"))
         assert (tmp_path / f"{name}.png").stat().st_size > 1000
+
+
+def test_keyphrases_are_phrases_between_stop_words_ranked_per_topic():
+    from cultalign.monopolet.topics import _stop_words, phrase_candidates, topic_keyphrases
+
+    cands = phrase_candidates("Naboens hund gøer, og det fælles vaskerum er beskidt.", _stop_words("da"))
+    assert {"naboens hund", "fælles vaskerum", "naboens hund gøer"} <= set(cands)
+    assert not [c for c in cands if {"og", "det", "er"} & set(c.split())]  # no phrase spans a stop word
+    assert "hund gøer fælles" not in cands  # nor a comma
+    texts = ["Naboens hund gøer hele natten.", "Min nabo spiller høj musik, og naboens hund larmer.",
+             "Min svigermor vil bestemme brylluppet.", "Brylluppet koster for meget, siger min svigermor."]
+    kp = topic_keyphrases(texts, np.array([[1, 0], [0.9, 0.1], [0, 1], [0.1, 0.9]]), "da", 2)
+    assert kp[0][0] == "naboens hund" and set(kp[1]) == {"brylluppet", "svigermor"}
+
+
+class FakeNamingClient:
+    """Fake of ModelClient.generate_json: names each topic after the first keyphrase in its prompt;
+    a prompt whose keyphrases are "(none)" gets an invalid result."""
+
+    def __init__(self):
+        self.prompts, self.schemas = [], []
+
+    def generate_json(self, reqs, schema, max_attempts=None):
+        from cultalign.models import ParsedResult
+
+        self.schemas.append(schema)
+        out = []
+        for r in reqs:
+            text = r.messages[-1][1]
+            self.prompts.append(text)
+            first = text.split("most characteristic first:\n")[1].split(";")[0].split("\n")[0]
+            ok = first != "(none)"
+            out.append(ParsedResult({"name": f" {first.title()} "} if ok else None, ok, "{}", [{"seed": 0}] * 3))
+        return out
+
+
+def test_topic_names_from_keyphrases_keep_the_term_lists():
+    from cultalign.monopolet.topic_names import COLUMNS, NamingSettings, name_topics
+
+    topics = pd.DataFrame({"topic": [0, 1], "name": ["0_naboen_hund", "1_bryllup_svigermor"],
+                           "top_terms": ["naboen, hund", "bryllup, svigermor"],
+                           "keyphrases": ["naboens hund; høj musik", ""]})
+    fake = FakeNamingClient()
+    s = NamingSettings(max_new_tokens=48, temperature=0.0, max_name_chars=40)
+    out, counts = name_topics(fake, topics, s, seed=1)
+    assert list(out.columns) == COLUMNS
+    assert out["name"].tolist() == ["Naboens Hund", "1_bryllup_svigermor"]  # invalid: the term name, flagged
+    assert out["valid"].tolist() == [True, False] and counts == {"topics": 2, "valid": 1, "invalid": 1}
+    assert out["top_terms"].tolist() == topics["top_terms"].tolist()  # the term lists stay beside the names
+    assert "these words: naboen, hund" in fake.prompts[0] and "høj musik" in fake.prompts[0]
+    assert fake.schemas[0]["properties"]["name"]["maxLength"] == 40
+    empty, c0 = name_topics(FakeNamingClient(), topics.head(0), s, seed=1)
+    assert empty.empty and c0 == {"topics": 0, "valid": 0, "invalid": 0}

@@ -3,8 +3,12 @@ rule, the ``decision`` column, the judge prompt's worked examples and the
 labelled judge-evaluation set.  The judge itself is replaced by a fake that
 records what it is asked."""
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
+
+from cultalign.config import load_config
 
 from cultalign.models import ParsedResult
 from cultalign.monopolet.judge_eval import NEGATIVE, POSITIVE, confusion, labelled_pairs
@@ -17,11 +21,19 @@ from cultalign.monopolet.matching import (
     judge_messages,
     judge_pairs,
     judge_schema,
+    match_counts,
     normalise_action,
     prompt_hashes,
 )
-from cultalign.monopolet.metrics import agreement_per_dilemma
-from .monopolet_settings import judge_settings
+from cultalign.monopolet.metrics import (
+    agreement_per_dilemma,
+    agreement_tables,
+    prefilter_recall,
+    with_prefilter_columns,
+)
+from .monopolet_settings import judge_settings, prefilter_settings
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class FakeJudgeClient:
@@ -140,6 +152,70 @@ def test_identical_pairs_make_demo_like_agreement_non_degenerate():
     d0 = per.set_index("dilemma_id").loc["d0"]
     assert (d0.agree, d0.conflict) == (1, 1) and d0.SAA == pytest.approx(0.25) and d0.EAA == pytest.approx(0.5)
     assert pd.isna(per.set_index("dilemma_id").loc["d1", "EAA"])  # nothing matched there
+
+
+def _skipped_pairs():
+    cand = pd.DataFrame({"dilemma_id": ["d"] * 4, "solution": [0, 1, 2, 3],
+                         "action": ["Tal med naboen", "Køb ørepropper", "Flyt", "Ring til udlejeren"],
+                         "stance": ["advised"] * 4})
+    ref = pd.DataFrame({"dilemma_id": ["d"] * 3, "solution": [0, 1, 2],
+                        "action": ["Skriv til naboen", "Ring til politiet", "Sov hos en ven"],
+                        "stance": ["advised"] * 3})
+    return candidate_pairs(cand, ref)
+
+
+def test_prefilter_audit_judges_skipped_pairs_for_recall_only():
+    """Audited skipped pairs go to the judge, their verdict is kept apart and M stays 0."""
+    p = _skipped_pairs()
+    p["judge"] = p.solution_ref == 0  # the prefilter passes 4 pairs, skips 8
+    every = judge_settings(few_shot=False, prefilter=prefilter_settings(audit_fraction=1.0).__dict__)
+    fake = FakeJudgeClient(failing_rules=())
+    out = judge_pairs(fake, p, {}, every, seed=1)
+    assert len(fake.asked) == 12 and out.audited.sum() == 8
+    assert out.loc[out.audited, "match"].eq(0).all() and out.loc[out.audited, "audit_match"].eq(1).all()
+    assert out.loc[~out.audited, "audit_match"].isna().all()
+    assert set(out.loc[out.audited, "decision"]) == {"prefilter_reject"}
+    counts = match_counts(out)
+    assert (counts["judged"], counts["skipped_by_prefilter"], counts["audited"], counts["audit_matches"]) == \
+        (4, 8, 8, 8)
+    none = judge_settings(few_shot=False, prefilter=prefilter_settings(audit_fraction=0.0).__dict__)
+    fake = FakeJudgeClient(failing_rules=())
+    out0 = judge_pairs(fake, p, {}, none, seed=1)
+    assert len(fake.asked) == 4 and not out0.audited.any()
+    # a share draws each pair by its own seeded number: the same pairs in any order or subset
+    half = judge_settings(few_shot=False, prefilter=prefilter_settings(audit_fraction=0.5).__dict__)
+    a = judge_pairs(FakeJudgeClient(), p, {}, half, seed=7)
+    b = judge_pairs(FakeJudgeClient(), p.iloc[::-1], {}, half, seed=7)
+    key = ["solution_cand", "solution_ref"]
+    assert a.loc[a.audited, key].sort_values(key).values.tolist() == \
+        b.loc[b.audited, key].sort_values(key).values.tolist()
+
+
+def test_prefilter_recall_and_cost_in_the_agreement_table():
+    assert prefilter_recall(judge_matches=6, skipped=0, audited=0, audit_matches=0) == 1.0
+    # 2 of 10 audited skipped pairs matched: 100 skipped hold an estimated 20 matches; 60 / 80
+    assert prefilter_recall(60, 100, 10, 2) == pytest.approx(0.75)
+    assert pd.isna(prefilter_recall(60, 100, 0, 0))  # skipped, nothing audited: not measured
+    p = _skipped_pairs()
+    p["judge"] = p.solution_ref == 0
+    s = judge_settings(few_shot=False, prefilter=prefilter_settings(audit_fraction=1.0).__dict__)
+    out = judge_pairs(FakeJudgeClient(failing_rules=()), p, {}, s, seed=1)
+    sol = pd.DataFrame({"dilemma_id": ["d"], "valid": [True], "solutions": ["[]"], "n_solutions": [0]})
+    summary, _, _ = agreement_tables({"m_vs_panel": out.assign(comparison="m_vs_panel")},
+                                     {"m": sol, "panel": sol})
+    row = summary.iloc[0]
+    assert (row.judged_pairs, row.skipped_pairs, row.audited_pairs, row.audit_matches) == (4, 8, 8, 8)
+    assert row.prefilter_recall == pytest.approx(4 / 12)
+    # Figure 8's table carries them too, per comparison
+    topics = pd.DataFrame({"comparison": ["m_vs_panel"] * 2, "topic": ["topic_0", "topic_1"], "AVG": [0.1, 0.2]})
+    t = with_prefilter_columns(topics, summary)
+    assert t["skipped_pairs"].tolist() == [8, 8] and t["prefilter_recall"].tolist() == pytest.approx([1 / 3] * 2)
+
+
+def test_paper_config_judges_every_pair():
+    """Eq. (2) judges every candidate/reference pair: the paper config keeps the prefilter off."""
+    paper = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "paper.yaml")
+    assert paper["monopolet"]["judge"]["prefilter"]["enabled"] is False
 
 
 def test_worked_examples_fit_the_schema_and_make_the_chat():

@@ -100,3 +100,42 @@ def test_table3_counts_issue_types_of_the_filled_sample(tmp_path):
     f.write_text(f.read_text().replace("d1\tA1\t\t1", "d1\tA1\t\tyes"))
     with pytest.raises(InputError, match="Mis-Un"):
         annotation_table(None, None, str(f))
+
+
+def test_mapping_sample_a1_shares_items_and_reads_back_as_table2(tmp_path):
+    """A.1: summaries with the chosen (M) or rejected proposal (NM) chunk, a shared part for kappa,
+    in the layout monopolet.annotations.mapping reads."""
+    import pandas as pd
+
+    from cultalign.monopolet.annotation import annotation_table
+    from cultalign.monopolet.annotation_samples import mapping_sample
+
+    n = 40
+    sections = pd.DataFrame({"dilemma_id": [f"x{i}" for i in range(n)], "episode_id": ["e1", "e2"] * (n // 2),
+                             "summary": [f"S {i}" for i in range(n)],
+                             "chunk": [i % 7 if i % 4 else -1 for i in range(n)],  # every 4th unmapped
+                             "proposed_chunk": [(i + 1) % 7 for i in range(n)]})
+    chunks = pd.concat([pd.DataFrame({"episode_id": e, "chunk": range(7), "text": [f"{e} c{k}" for k in range(7)]})
+                        for e in ("e1", "e2")], ignore_index=True)
+    s, counts = mapping_sample(sections, chunks, annotators=2, per_annotator=12, overlap=4, seed=3)
+    assert len(s) == 4 + 2 * 8 and s["dilemma_id"].is_unique and counts["shared"] == 4
+    assert s["assigned"].value_counts().to_dict() == {"1": 8, "2": 8, "1,2": 4}
+    assert s.loc[s["assigned"] != "1,2", "assigned"].map(s["assigned"].value_counts()).eq(8).all()
+    row = sections.set_index("dilemma_id")
+    for r in s.itertuples():
+        src = row.loc[r.dilemma_id]
+        want = (src.chunk, "M") if src.chunk >= 0 else (src.proposed_chunk, "NM")
+        assert (r.chunk_shown, r.system) == want and r.chunk_text == f"{src.episode_id} c{want[0]}"
+    assert {"M", "NM"} == set(s["system"])
+    # more than there is: every dilemma once
+    assert len(mapping_sample(sections, chunks, 2, 150, 25, seed=3)[0]) == n
+    with pytest.raises(ValueError, match="mapping_overlap"):
+        mapping_sample(sections, chunks, 2, per_annotator=3, overlap=4, seed=3)
+    # filled by two annotators (both label the shared items), it is Table 2's input
+    filled = s.assign(annotator_1=[("M" if "1" in a.split(",") else "") for a in s["assigned"]],
+                      annotator_2=[("M" if "2" in a.split(",") else "") for a in s["assigned"]])
+    f = tmp_path / "mapping_filled.tsv"
+    filled.to_csv(f, sep="\t", index=False)
+    t = annotation_table(str(f), None)
+    v = {(q, c): x for q, c, x in zip(t["quantity"], t["class"], t["value"])}
+    assert v[("n_double_annotated", "")] == 4 and v[("n_items", "")] == 20

@@ -80,6 +80,7 @@ def test_generated_check_uses_the_final_answer():
     m = map_summaries(summaries, chunks, None, FakeEmbedder(), client, settings).iloc[0]
     # the embedding proposal (chunk 0) is rejected, every chunk is checked, the earliest Ja wins
     assert (m["chunk"], m["method"], m["p_yes"], m["llm_checks"]) == (1, "llm_earliest", 1.0, 4)
+    assert m["proposed_chunk"] == 0  # kept for the A.1 annotation sample
     assert all(r.params.max_new_tokens == 512 for r in client.requests)
     with pytest.raises(ValueError, match="monopolet.mapping.check"):
         mapping_settings(check="first_token")
@@ -95,6 +96,7 @@ def test_paper_roles_and_topic_encoder(paper):
     assert mono["dilemma"]["model"] == "gpt-5-mini"  # section 4.2
     assert mono["extraction"]["model"] == "gpt-oss-120b"  # section 3.1
     assert mono["mapping"]["model"] == "gpt-oss-20b" and mono["mapping"]["check"] == "generate"
+    assert mono["topics"]["naming"]["model"] == "gpt-5-mini"  # appendix B: topic names
     enc = mono["topics"]["encoder"]
     assert enc["hub_id"] == "sentence-transformers/paraphrase-multilingual-mpnet-base-v2"  # appendix B
     inputs = {i.key: i for i in external_inputs(paper, load_schema(), base=ROOT)}

@@ -7,7 +7,7 @@ from cultalign.monopolet.matching import prompt_hashes
 from cultalign.monopolet.prompts import PROMPTS, render
 
 NAMES = ["ask_advice", "check_intro", "extract_dilemma", "extract_solutions_answer", "extract_solutions_panel",
-         "judge_match", "postprocess_solutions"]
+         "judge_match", "name_topic", "postprocess_solutions"]
 
 
 def test_every_template_is_in_the_prompt_set():

@@ -1,6 +1,12 @@
 """Samples for the validation annotations of appendix A, exported for annotators (label columns
 left empty; a filled file is what ``monopolet.annotations`` points at).
 
+* A.1 (Table 2): one-sentence dilemma summaries with a transcript chunk, ``mapping_per_annotator``
+  items for each of ``annotators`` annotators, ``mapping_overlap`` of them shown to every annotator
+  (the paper: 2 x 150 with 25 shared, 275 items).  The chunk is the one the mapping chose (system
+  label M), or for a dilemma it left unmapped the embedding's proposal (system NM); label columns
+  ``annotator_<k>`` (M / NM, filled only for the items in ``assigned``), the layout
+  ``monopolet.annotations.mapping`` reads.
 * A.2 (Table 3): full-form dilemmas with their transcript sections, ``dilemmas_per_annotator``
   for each of ``annotators`` annotators, disjoint (the paper: 2 x 150); issue columns Missing,
   Mis-Un, Hall, Not-In (1 = the issue is present).
@@ -28,6 +34,41 @@ def _pick(df: pd.DataFrame, n: int, rng: np.random.Generator) -> pd.DataFrame:
     if len(df) <= n:
         return df
     return df.iloc[np.sort(rng.choice(len(df), size=n, replace=False))]
+
+
+def mapping_sample(sections: pd.DataFrame, chunks: pd.DataFrame, annotators: int, per_annotator: int,
+                   overlap: int, seed: int) -> tuple[pd.DataFrame, dict[str, int]]:
+    """A.1: summaries with the chunk the system chose (M) or proposed and rejected (NM).  ``chunks``:
+    every episode's chunk table with its ``episode_id``.  Items shown to every annotator come
+    first; then each annotator's own block.  Returns the sample and its counts (eligible
+    dilemmas, items, shared items, system labels)."""
+    if overlap > per_annotator:
+        raise ValueError(f"monopolet.annotation_samples.mapping_overlap: {overlap} shared items exceed "
+                         f"mapping_per_annotator {per_annotator}")
+    d = sections[["dilemma_id", "episode_id", "summary", "chunk", "proposed_chunk"]].copy()
+    d["system"] = np.where(d["chunk"].astype(int) >= 0, "M", "NM")
+    d["shown"] = np.where(d["system"] == "M", d["chunk"], d["proposed_chunk"]).astype(int)
+    eligible = d[d["shown"] >= 0]
+    text = chunks.assign(chunk=chunks["chunk"].astype(int))[["episode_id", "chunk", "text"]]
+    eligible = eligible.merge(text.rename(columns={"chunk": "shown", "text": "chunk_text"}),
+                              on=["episode_id", "shown"], how="inner").reset_index(drop=True)
+    own = per_annotator - overlap
+    n = min(len(eligible), overlap + annotators * own)
+    order = np.random.default_rng(seed).permutation(len(eligible))[:n]
+    k = min(overlap, n)
+    who = [",".join(str(a + 1) for a in range(annotators))] * k
+    who += [str(1 + (j // own if own else 0)) for j in range(n - k)]
+    out = eligible.iloc[order].assign(assigned=who).reset_index(drop=True)
+    out.insert(0, "item", [f"m{i:04d}" for i in range(len(out))])
+    labels = [f"annotator_{a + 1}" for a in range(max(annotators, 2))]
+    for c in labels:
+        out[c] = ""
+    out = out.rename(columns={"shown": "chunk_shown"})
+    counts = {"eligible": len(eligible), "items": len(out), "shared": k,
+              "without_chunk": int((d["shown"] < 0).sum()),
+              "system_M": int((out["system"] == "M").sum()), "system_NM": int((out["system"] == "NM").sum())}
+    return out[["item", "assigned", *labels, "system", "dilemma_id", "episode_id", "summary", "chunk_shown",
+                "chunk_text"]], counts
 
 
 def dilemma_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, annotators: int, per_annotator: int,

@@ -1,10 +1,17 @@
 """Candidate answers: each model gets only the dilemma and a natural request
-for advice (no system prompt, nothing that marks an evaluation)."""
+for advice (no system prompt, nothing that marks an evaluation).
+
+Each answer records how its final attempt ended: ``finish_reason`` and
+``completion_tokens`` as the model layer returns them, and ``truncated``
+(``is_truncated``) when the answer was cut at ``max_new_tokens`` (the paper's
+2,048), so the answer statistics count cut answers instead of taking them as
+complete."""
 
 from __future__ import annotations
 
 import copy
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +90,58 @@ def advice_request(dilemma: str, params: SamplingParams) -> ChatRequest:
     return ChatRequest.make(render("ask_advice", dilemma=dilemma), params)
 
 
+# finish reasons of an output cut at the token cap (vLLM / OpenAI-compatible APIs / transformers:
+# "length"; some providers say "max_tokens")
+CUT_REASONS = ("length", "max_tokens")
+
+
+def is_truncated(finish_reason: str | None, completion_tokens: int | None, max_new_tokens: int) -> bool:
+    """Cut at the token cap: the finish reason says so where the model layer gives one, else the
+    completion's token count reached the cap."""
+    if finish_reason:
+        return finish_reason in CUT_REASONS
+    return completion_tokens is not None and completion_tokens >= max_new_tokens
+
+
+@contextmanager
+def recorded_generations(client):
+    """The generations ``client.generate`` returns while the block runs, by (messages, seed,
+    temperature) of their request: ``generate_parsed`` keeps only the text of each attempt, the
+    finish reason and token count are read here."""
+    seen: dict[tuple, Any] = {}
+    inner = getattr(client, "generate", None)
+    if inner is None:  # a client without generate (a test's fake of generate_parsed only)
+        yield seen
+        return
+    own = "generate" in vars(client)
+
+    def generate(requests):
+        gens = inner(requests)
+        for r, g in zip(requests, gens):
+            seen[(r.messages, r.params.seed, r.params.temperature)] = g
+        return gens
+
+    client.generate = generate
+    try:
+        yield seen
+    finally:
+        if own:
+            client.generate = inner
+        else:
+            del client.generate
+
+
+def final_generation(request: ChatRequest, attempts: list[dict], seen: dict[tuple, Any]):
+    """The generation of a request's last attempt (None when it was not recorded)."""
+    last = attempts[-1] if attempts else {}
+    return seen.get((request.messages, last.get("seed", request.params.seed),
+                     last.get("temperature", request.params.temperature)))
+
+
 def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
                      max_attempts: int | None = None) -> pd.DataFrame:
-    """Answers to the valid dilemmas (an empty dilemma cell is the empty string)."""
+    """Answers to the valid dilemmas (an empty dilemma cell is the empty string), with how the
+    final attempt ended (``finish_reason``, ``completion_tokens``, ``truncated``)."""
     todo = dilemmas[dilemmas["valid"].astype(bool)]
     reqs = [advice_request(d, params) for d in todo["dilemma"].fillna("")]
 
@@ -94,16 +150,27 @@ def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
             raise ValueError("empty answer")
         return text.strip()
 
-    res = client.generate_parsed(reqs, parse, max_attempts=max_attempts)
+    with recorded_generations(client) as seen:
+        res = client.generate_parsed(reqs, parse, max_attempts=max_attempts)
+    finish, tokens = [], []
+    for q, r in zip(reqs, res):
+        last = r.attempts[-1] if r.attempts else {}
+        g = final_generation(q, r.attempts, seen)
+        finish.append(last.get("finish_reason") or (g.finish_reason if g is not None else "") or "")
+        tokens.append(int(last.get("completion_tokens") or (g.completion_tokens if g is not None else -1)))
     out = todo[["dilemma_id"]].copy()
     out["model"] = client.spec.name
     out["answer"] = [r.value if r.valid else r.raw for r in res]
     out["n_words"] = [len(a.split()) for a in out["answer"]]
     out["valid"] = [r.valid for r in res]
     out["attempts"] = [r.n_attempts for r in res]
+    out["finish_reason"] = finish
+    out["completion_tokens"] = tokens
+    out["truncated"] = [is_truncated(f, t if t >= 0 else None, params.max_new_tokens) for f, t in zip(finish, tokens)]
     return out.reset_index(drop=True)
 
 
 def answer_counts(dilemmas: pd.DataFrame, out: pd.DataFrame) -> dict[str, int]:
     return {"answers": len(out), "valid": int(out["valid"].sum()), "invalid": int((~out["valid"]).sum()),
+            "truncated": int(out["truncated"].sum()) if "truncated" in out else 0,
             "dilemmas_without_valid_text": int((~dilemmas["valid"].astype(bool)).sum())}

@@ -50,8 +50,11 @@ def figure6(per_answer: pd.DataFrame, out: str) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     models = sorted(per_answer["model"].dropna().unique())
     if models:
-        ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models],
-                   tick_labels=figs.displays(models))
+        labels = figs.displays(models)
+        if "truncated" in per_answer:  # answers cut at the token cap, named under their model
+            cut = per_answer.groupby("model")["truncated"].sum()
+            labels = [f"{lab}\n({int(cut.get(m, 0))} cut)" if cut.get(m, 0) else lab for lab, m in zip(labels, models)]
+        ax.boxplot([per_answer.loc[per_answer["model"] == m, "n_words"] for m in models], tick_labels=labels)
     else:  # no valid answer (e.g. no dilemma to answer)
         figs.no_data(ax, "no valid answer")
     ax.set_xlabel("Model")
@@ -81,7 +84,7 @@ def figure8(scores: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     mat.columns = [names.get(str(c).replace("topic_", ""), c) for c in mat.columns]
     fig, ax = plt.subplots(figsize=(3 + 1.2 * mat.shape[1], 1.8 + 0.5 * mat.shape[0]))
     _heatmap(fig, ax, mat, "AVG weighted by topic share\n(0-1)", "higher")
-    ax.set_xlabel("Topic (top terms)")
+    ax.set_xlabel("Topic (model-given name)")
     ax.set_ylabel("Candidate vs reference")
     ax.set_title("Figure 8: weighted average of AVG per model and topic")
     figs.save(fig, out)
@@ -130,7 +133,7 @@ def figure3(positions: pd.DataFrame, topics: pd.DataFrame, out: str) -> None:
     right.barh([names.get(t, t) for t in order], counts.to_numpy(), color=[cmap(k % 20) for k in range(len(order))])
     right.invert_yaxis()
     right.set_xlabel("Dilemmas (count)")
-    right.set_ylabel("Dominant topic (top terms)")
+    right.set_ylabel("Dominant topic (model-given name)")
     right.set_title("Dilemmas per dominant topic")
     fig.suptitle("Figure 3: topics of the dilemmas")
     fig.tight_layout()

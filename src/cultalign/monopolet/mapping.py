@@ -103,10 +103,12 @@ def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: in
                   settings: MappingSettings) -> pd.DataFrame:
     cand = chunks if prize_start is None else chunks[chunks["last_sentence"] < prize_start]
     cand = cand.reset_index(drop=True)
-    cols = ["dilemma_id", "summary", "chunk", "first_sentence", "similarity", "p_yes", "method", "llm_checks"]
+    cols = ["dilemma_id", "summary", "chunk", "first_sentence", "similarity", "p_yes", "method", "llm_checks",
+            "proposed_chunk"]
     if cand.empty or summaries.empty:
         return pd.DataFrame([{"dilemma_id": d, "summary": s, "chunk": -1, "first_sentence": -1,
-                              "similarity": np.nan, "p_yes": np.nan, "method": "unmapped", "llm_checks": 0}
+                              "similarity": np.nan, "p_yes": np.nan, "method": "unmapped", "llm_checks": 0,
+                              "proposed_chunk": -1}
                              for d, s in zip(summaries.get("dilemma_id", []), summaries.get("summary", []))],
                             columns=cols)
     q = embedder.queries(summaries["summary"].tolist())
@@ -119,7 +121,8 @@ def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: in
         b = int(best[i])
         row = {"dilemma_id": did, "summary": summary, "chunk": int(cand["chunk"].iloc[b]),
                "first_sentence": int(cand["first_sentence"].iloc[b]), "similarity": float(sims[i, b]),
-               "p_yes": float(first_pass[i]), "method": "embedding+llm", "llm_checks": 1}
+               "p_yes": float(first_pass[i]), "method": "embedding+llm", "llm_checks": 1,
+               "proposed_chunk": int(cand["chunk"].iloc[b])}
         if not first_pass[i] >= settings.yes_threshold:  # NaN (no label / no final answer): unconfirmed
             py = _p_yes(client, summary, cand["text"].tolist(), settings)
             row["llm_checks"] += len(py)
@@ -138,7 +141,9 @@ def map_summaries(summaries: pd.DataFrame, chunks: pd.DataFrame, prize_start: in
 
 def cut_sections(mapping: pd.DataFrame, sentences: pd.DataFrame, prize_start: int | None,
                  episode_id: str) -> pd.DataFrame:
-    """One section per mapped dilemma (text with speaker labels), in transcript order."""
+    """One section per mapped dilemma (text with speaker labels), in transcript order.  ``chunk``:
+    the chunk the mapping chose (-1: unmapped); ``proposed_chunk``: the embedding's proposal
+    (both shown to the annotators of appendix A.1, ``annotation_samples.mapping_sample``)."""
     end_all = prize_start if prize_start is not None else len(sentences)
     m = mapping.copy()
     m["status"] = np.where(m["first_sentence"] >= 0, "ok", "unmapped")
@@ -168,6 +173,7 @@ def cut_sections(mapping: pd.DataFrame, sentences: pd.DataFrame, prize_start: in
             speakers = int(sub["speaker"].nunique())
         rows.append({"dilemma_id": r["dilemma_id"], "episode_id": episode_id, "summary": r["summary"],
                      "method": r["method"], "similarity": r["similarity"], "p_yes": r["p_yes"],
+                     "chunk": int(r.get("chunk", -1)), "proposed_chunk": int(r.get("proposed_chunk", -1)),
                      "first_sentence": first, "last_sentence": last, "n_words": n_words,
                      "n_speakers": speakers, "status": status, "section": text})
     return pd.DataFrame(rows)

@@ -7,6 +7,11 @@ The judge costs one request per pair.  An embedding prefilter skips pairs
 that cannot match: a pair is judged when the cosine similarity of the two
 actions reaches ``min_similarity`` or the reference is among the candidate's
 ``top_k`` most similar; skipped pairs count as M = 0 (``judged=False``).
+The paper judges every pair (eq. 2), so the paper config turns the prefilter
+off.  When it is on, a seeded share ``audit_fraction`` of the skipped pairs
+is judged as well, for the record only (``audited``, ``audit_match``; their
+M stays 0): the matches found among them estimate what the prefilter lost,
+its recall (``metrics.prefilter_recall``).
 
 Before both, a deterministic rule: a pair whose two actions are the same text
 after normalisation (``normalise_action``: Unicode NFKC, casefold,
@@ -28,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.provenance import text_hash
+from ..core.seeds import derive_seed
 from ..models import ChatRequest, SamplingParams
 from .prompts import PROMPT_DIR, PROMPTS, render
 from .solutions_io import explode
@@ -45,6 +51,7 @@ class PrefilterSettings:
     enabled: bool
     min_similarity: float
     top_k: int
+    audit_fraction: float
 
 
 @dataclass
@@ -155,13 +162,27 @@ def prefilter(pairs: pd.DataFrame, embedder, s: PrefilterSettings) -> pd.DataFra
     return out
 
 
+def audit_draw(pairs: pd.DataFrame, fraction: float, seed: int) -> pd.Series:
+    """The pairs drawn for the prefilter audit: a pair is drawn when its own seeded uniform number
+    (``derive_seed`` of the seed, dilemma and both solutions) is below ``fraction``, so the draw
+    of a pair does not depend on the shard or on the other pairs."""
+    if fraction <= 0 or pairs.empty:
+        return pd.Series(False, index=pairs.index, dtype=bool)
+    u = [derive_seed(seed, "monopolet", "prefilter_audit", d, c, r) / 2**31
+         for d, c, r in zip(pairs["dilemma_id"], pairs["solution_cand"], pairs["solution_ref"])]
+    return pd.Series(np.asarray(u) < fraction, index=pairs.index, dtype=bool)
+
+
 def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeSettings, seed: int,
                 max_attempts: int | None = None) -> pd.DataFrame:
     """M per pair.  ``pairs`` carries the prefilter's ``judge`` column.  Identical
     actions (``identical_actions``, when ``s.identical_shortcut``) match without a
     judge call; pairs the prefilter skipped are M = 0; the rest go to the judge.
+    Of the skipped pairs, those ``audit_draw`` picks (``s.prefilter.audit_fraction``) are
+    judged too, for the prefilter's recall only: ``audit_match`` holds the verdict (1 / 0,
+    empty when not audited or invalid), M stays 0.
     Columns added: ``<rule>_violated`` (judged pairs only), ``valid``, ``match``,
-    ``judged`` (sent to the judge model) and ``decision``."""
+    ``judged`` (sent to the judge model for M), ``decision``, ``audited`` and ``audit_match``."""
     out = pairs.copy()
     for r in RULES:
         out[f"{r}_violated"] = pd.array([pd.NA] * len(out), dtype="boolean")
@@ -173,10 +194,14 @@ def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeS
     out.loc[~out["judge"].astype(bool), "decision"] = "prefilter_reject"
     out.loc[same, "decision"] = "identical"
     out.loc[same, "match"] = 1
+    skipped = out["decision"] == "prefilter_reject"
+    out["audited"] = skipped & audit_draw(out, s.prefilter.audit_fraction, seed)
+    out["audit_match"] = pd.array([pd.NA] * len(out), dtype="Int64")
     idx = out.index[out["decision"] == "judge"].tolist()
+    audit_idx = out.index[out["audited"]].tolist()
     params = s.sampling(seed)
     reqs = [ChatRequest.make(judge_messages(dilemmas.get(out.at[i, "dilemma_id"], ""), out.at[i, "action_cand"],
-                                            out.at[i, "action_ref"], s), params) for i in idx]
+                                            out.at[i, "action_ref"], s), params) for i in idx + audit_idx]
     res = client.generate_json(reqs, judge_schema(s), max_attempts=max_attempts) if reqs else []
     for i, r in zip(idx, res):
         out.at[i, "valid"] = r.valid
@@ -184,6 +209,9 @@ def judge_pairs(client, pairs: pd.DataFrame, dilemmas: dict[str, str], s: JudgeS
             for rule in RULES:
                 out.at[i, f"{rule}_violated"] = not r.value[rule]["holds"]
             out.at[i, "match"] = int(all(r.value[rule]["holds"] for rule in RULES))
+    for i, r in zip(audit_idx, res[len(idx):]):
+        if r.valid:
+            out.at[i, "audit_match"] = int(all(r.value[rule]["holds"] for rule in RULES))
     out["judged"] = out["decision"] == "judge"
     return out.drop(columns=["judge"])
 
@@ -209,9 +237,13 @@ def match_shard(client, embedder, dilemmas: pd.DataFrame, cand: pd.DataFrame, re
 
 
 def match_counts(out: pd.DataFrame) -> dict[str, int]:
-    """Pairs by decision (identical / prefilter_reject / judge), validity and matches."""
+    """Pairs by decision (identical / prefilter_reject / judge), validity and matches, and the
+    prefilter audit (skipped pairs judged for the record, the matches and invalid verdicts among them)."""
     decided = decision_counts(out)
+    audited = out["audited"].astype(bool) if len(out) else pd.Series(dtype=bool)
     return {"pairs": len(out), "judged": decided["judge"], "identical": decided["identical"],
-            "skipped_by_prefilter": decided["prefilter_reject"],
+            "skipped_by_prefilter": decided["prefilter_reject"], "audited": int(audited.sum()),
+            "audit_matches": int(out["audit_match"].fillna(0).astype(int).sum()) if len(out) else 0,
+            "audit_invalid": int((audited & out["audit_match"].isna()).sum()) if len(out) else 0,
             "valid": int((out["valid"] & out["judged"]).sum()), "invalid": int((~out["valid"]).sum()),
             "matches": int(out["match"].sum()), "judge_matches": int(out.loc[out["judged"], "match"].sum())}

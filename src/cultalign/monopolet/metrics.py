@@ -5,6 +5,11 @@ C (conflicting):  SAA = |A| / (|S_cand| + |S_ref|),  EAA = |A| / (|A| + |C|)
 (undefined when nothing matched), AVG = (SAA + EAA) / 2 (undefined with EAA).
 Per agent pair the per-dilemma values are averaged over the dilemmas where
 they are defined.  Works for any two agents (model/panel/human).
+
+The summary also states what the embedding prefilter cost and lost (its
+pairs count as not matched, so SAA and EAA can only go down with it): pairs
+judged, pairs skipped, the audited skipped pairs and their matches, and the
+estimated recall (``prefilter_recall``).
 """
 
 from __future__ import annotations
@@ -16,7 +21,21 @@ from .solutions_io import counts as solution_counts
 
 SUMMARY_COLUMNS = ["comparison", "candidate", "reference", "n_dilemmas", "n_dilemmas_eaa_defined", "SAA", "EAA",
                    "AVG", "pairs", "judged_pairs", "identical_pairs", "valid", "invalid", "cand_extraction_invalid",
-                   "ref_extraction_invalid"]
+                   "ref_extraction_invalid", "skipped_pairs", "audited_pairs", "audit_matches", "prefilter_recall"]
+
+
+def prefilter_recall(judge_matches: int, skipped: int, audited: int, audit_matches: int) -> float:
+    """Estimated share of the judge's matches the prefilter let through: the matches among the
+    judged pairs over those plus the matches estimated among the skipped pairs (the match rate
+    among the ``audited`` skipped pairs with a valid verdict, times the skipped pairs).  1 when
+    nothing was skipped (the prefilter off, or every pair passed); NaN when pairs were skipped but
+    none audited (not measured), or when the judge matched nothing anywhere."""
+    if skipped == 0:
+        return 1.0
+    if audited == 0:
+        return float("nan")
+    lost = skipped * audit_matches / audited
+    return judge_matches / (judge_matches + lost) if judge_matches + lost > 0 else float("nan")
 
 
 def agreement_per_dilemma(pairs: pd.DataFrame, n_cand: pd.Series, n_ref: pd.Series) -> pd.DataFrame:
@@ -57,6 +76,12 @@ def agreement_tables(matchings: dict[str, pd.DataFrame],
         d.insert(0, "comparison", comp)
         per.append(d)
         judged = pairs["judged"].astype(bool) if len(pairs) else pd.Series(dtype=bool)
+        n = len(pairs)
+        skipped = int((pairs["decision"] == "prefilter_reject").sum()) if n else 0
+        audited = int(pairs["audited"].astype(bool).sum()) if n and "audited" in pairs else 0
+        verdicts = pd.to_numeric(pairs["audit_match"]).dropna() if n and "audit_match" in pairs else pd.Series([])
+        audit_matches = int(verdicts.sum())
+        judge_matches = int(pairs.loc[judged, "match"].astype(int).sum()) if n else 0
         s = summarise(d)
         s.update({"comparison": comp, "candidate": cand, "reference": ref, "pairs": len(pairs),
                   "judged_pairs": int(judged.sum()),
@@ -64,7 +89,9 @@ def agreement_tables(matchings: dict[str, pd.DataFrame],
                   "valid": int((pairs["valid"].astype(bool) & judged).sum()) if len(pairs) else 0,
                   "invalid": int((~pairs["valid"].astype(bool)).sum()) if len(pairs) else 0,
                   "cand_extraction_invalid": int((~solutions[cand]["valid"].astype(bool)).sum()),
-                  "ref_extraction_invalid": int((~solutions[ref]["valid"].astype(bool)).sum())})
+                  "ref_extraction_invalid": int((~solutions[ref]["valid"].astype(bool)).sum()),
+                  "skipped_pairs": skipped, "audited_pairs": audited, "audit_matches": audit_matches,
+                  "prefilter_recall": prefilter_recall(judge_matches, skipped, len(verdicts), audit_matches)})
         summ.append(s)
     summary = pd.DataFrame(summ, columns=SUMMARY_COLUMNS)
     counts = {"valid": int(summary["valid"].sum()), "invalid": int(summary["invalid"].sum())}
@@ -85,6 +112,16 @@ def weighted_topic_scores(doc_topic: pd.DataFrame, per_dilemma: pd.DataFrame, me
             val = float(np.average(ok[metric], weights=w)) if w.sum() > 0 else np.nan
             rows.append({"comparison": comp, "topic": t, metric: val, "weight_sum": float(w.sum())})
     return pd.DataFrame(rows, columns=["comparison", "topic", metric, "weight_sum"])
+
+
+PREFILTER_COLUMNS = ["judged_pairs", "skipped_pairs", "prefilter_recall"]
+
+
+def with_prefilter_columns(table: pd.DataFrame, summary: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (one row per comparison and more, e.g. Figure 8's topic scores) with the
+    prefilter's cost and estimated recall of its comparison from the agreement summary."""
+    cols = [c for c in PREFILTER_COLUMNS if c in summary]
+    return table.merge(summary[["comparison", *cols]], on="comparison", how="left")
 
 
 def eaa_grid(output_lengths: list[int], steps: int) -> pd.DataFrame:

@@ -1,11 +1,28 @@
 """Topics of the dilemmas with turftopic's SensTopic and a locally loaded
 encoder (never a hub name).  The per-topic weighted scores of Figure 8 are
-``metrics.weighted_topic_scores`` (no topic-model imports needed there)."""
+``metrics.weighted_topic_scores`` (no topic-model imports needed there).
+
+Each topic keeps two descriptions: ``top_terms``, the topic model's own
+CountVectorizer words (Danish stop words removed), and ``keyphrases``, the
+phrases the names are made from (``topic_keyphrases``).  The paper extracts
+the keyphrases from noun phrases with spaCy; no Danish spaCy pipeline installs
+from PyPI, so the candidate phrases here are the runs of one to
+``PHRASE_WORDS`` words between stop words and punctuation (the classic
+stop-word-delimited candidate phrases, which in Danish are mostly nominal
+groups: "naboens hund", "fælles vaskerum"), ranked per topic by c-TF-IDF
+over the document-topic weights.  The names themselves are rule
+``monopolet_topic_names`` (``topic_names.py``)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
+
+PHRASE_WORDS = 3
+_CLAUSE = re.compile(r"[^\w\s'-]+|\n+")
+_WORD = re.compile(r"\w+(?:[-']\w+)*")
 
 
 def topic_vectorizer(n_docs: int, min_df: int, stop_words: str | None):
@@ -20,6 +37,56 @@ def topic_vectorizer(n_docs: int, min_df: int, stop_words: str | None):
 
         words = sorted(stopwordsiso.stopwords(stop_words))
     return CountVectorizer(min_df=max(1, min(min_df, n_docs // 2)), stop_words=words)
+
+
+def _stop_words(language: str | None) -> frozenset[str]:
+    if not language:
+        return frozenset()
+    import stopwordsiso
+
+    return frozenset(stopwordsiso.stopwords(language))
+
+
+def phrase_candidates(text: str, stop: frozenset[str], max_words: int = PHRASE_WORDS) -> list[str]:
+    """Lower-cased phrases of 1 to ``max_words`` words inside the runs of words between stop words
+    and punctuation (numbers alone are no phrase)."""
+    out = []
+    for clause in _CLAUSE.split(text.lower()):
+        run: list[str] = []
+        for w in [*_WORD.findall(clause), None]:
+            if w is not None and w not in stop and not w.isdigit():
+                run.append(w)
+                continue
+            for n in range(1, max_words + 1):
+                out += [" ".join(run[i:i + n]) for i in range(len(run) - n + 1)]
+            run = []
+    return out
+
+
+def topic_keyphrases(texts: list[str], doc_topic: np.ndarray, stop_words: str | None, n: int,
+                     min_df: int = 1) -> list[list[str]]:
+    """The ``n`` most characteristic candidate phrases of each topic: c-TF-IDF, i.e. the phrase
+    counts weighted by the documents' (non-negative) topic weights, times log(1 + documents /
+    documents holding the phrase).  Phrases in fewer than ``min_df`` documents (capped as the
+    vectorizer's) are left out; ties keep the longer, then alphabetical phrase."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    stop = _stop_words(stop_words)
+    vec = CountVectorizer(analyzer=lambda t: phrase_candidates(t, stop), min_df=max(1, min(min_df, len(texts) // 2)))
+    try:
+        counts = vec.fit_transform(texts)
+    except ValueError:  # no phrase at all
+        return [[] for _ in range(doc_topic.shape[1])]
+    vocab = vec.get_feature_names_out()
+    df = np.asarray((counts > 0).sum(axis=0)).ravel()
+    idf = np.log1p(len(texts) / df)
+    w = np.clip(np.asarray(doc_topic, dtype=float), 0, None)
+    scores = np.asarray(counts.T @ w).T * idf  # topics x phrases
+    out = []
+    for row in scores:
+        order = sorted(range(len(vocab)), key=lambda i: (-row[i], -len(vocab[i].split()), vocab[i]))
+        out.append([vocab[i] for i in order[:n] if row[i] > 0])
+    return out
 
 
 def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, stop_words: str | None,
@@ -38,17 +105,21 @@ def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, 
 
 
 def dilemma_topics(dilemmas: pd.DataFrame, encoder, n_components: int | str, min_df: int, stop_words: str | None,
-                   seed: int) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """Topics of the valid dilemmas: (document-topic table with ``dilemma_id``, topics, documents).
+                   seed: int, keyphrases: int = 10) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """Topics of the valid dilemmas: (document-topic table with ``dilemma_id``, topics with their
+    CountVectorizer ``top_terms`` and ``keyphrases`` (``"; "``-joined), documents).
     An integer ``n_components`` is capped at one less than the number of documents (at least 1);
     without a valid dilemma both tables are empty (no document, no topic)."""
     d = dilemmas[dilemmas["valid"].astype(bool)].reset_index(drop=True)
     if d.empty:  # no valid dilemma (e.g. no section mapped to one): no document, no topic
-        return (pd.DataFrame(columns=["dilemma_id"]), pd.DataFrame(columns=["topic", "name", "top_terms"]), 0)
+        return (pd.DataFrame(columns=["dilemma_id"]),
+                pd.DataFrame(columns=["topic", "name", "top_terms", "keyphrases"]), 0)
     n = n_components
     if isinstance(n, int):
         n = max(1, min(n, len(d) - 1))
-    doc_topic, topics = fit_topics(d["dilemma"].tolist(), encoder, n, seed=seed, min_df=min_df, stop_words=stop_words)
+    texts = d["dilemma"].tolist()
+    doc_topic, topics = fit_topics(texts, encoder, n, seed=seed, min_df=min_df, stop_words=stop_words)
+    topics["keyphrases"] = ["; ".join(p) for p in topic_keyphrases(texts, doc_topic, stop_words, keyphrases, min_df)]
     dt = pd.DataFrame(doc_topic, columns=[f"topic_{k}" for k in range(doc_topic.shape[1])])
     dt.insert(0, "dilemma_id", d["dilemma_id"])
     return dt, topics, len(d)
