@@ -215,5 +215,6 @@ rule personas_oeg_tables:
         runtime=attempt_scaled(5),
     params:
         tables=PERSONAS_OEG_TABLES,
+        ttr_sentences=conf("personas.ttr_sentences"),
     script:
         "../../scripts/personas/oeg_tables.py"

@@ -53,6 +53,22 @@ def test_ttr():
     assert type_token_ratio("I I go") == pytest.approx(2 / 3)
 
 
+def test_table3_ttr_is_over_the_first_sentence_of_each_answer():
+    # paper section 5.2: TTR over uniform-length (one-sentence) answers; a second sentence of new
+    # words would otherwise raise the ratio, and an answer without a complete sentence is counted apart
+    from cultalign.personas.metrics import ttr_table
+
+    resp = pd.DataFrame({"instrument": "cp", "country": "japan", "trait": "E", "priming": "primed", "valid": True,
+                         "response": ["I go and I go. Then everyone dances happily tonight.",
+                                      "We go home and we rest.",
+                                      "I would walk to the station and then"]})
+    t = ttr_table(resp, 1)
+    assert t["ttr"].iloc[0] == pytest.approx((3 / 5 + 5 / 6) / 2)
+    assert (t["responses"].iloc[0], t["short"].iloc[0], t["ttr_sentences"].iloc[0]) == (2, 1, 1)
+    two = ttr_table(resp, 2)  # only the first answer has two sentences
+    assert two["ttr"].iloc[0] == pytest.approx(8 / 10) and two["responses"].iloc[0] == 1
+
+
 @pytest.mark.slow
 def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
     items = pd.DataFrame([{"instrument": "t", "item_id": "1", "trait": "E", "format": "choice",

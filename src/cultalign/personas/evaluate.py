@@ -281,6 +281,15 @@ def type_token_ratio(text: str) -> float:
     return len(set(toks)) / len(toks) if toks else math.nan
 
 
+def ttr_of_sentences(text: str, n: int) -> float:
+    """Type-token ratio of the first ``n`` complete sentences of ``text`` (paper section 5.2: TTR over
+    uniform-length, one-sentence responses); NaN when the text has fewer than ``n`` complete sentences."""
+    if n < 1:
+        raise ValueError(f"TTR needs at least one sentence per response (config key personas.ttr_sentences), got {n}")
+    sents, _ = split_sentences(text)
+    return type_token_ratio(" ".join(sents[:n])) if len(sents) >= n else math.nan
+
+
 def _softmax(x: np.ndarray, tau: float) -> np.ndarray:
     z = x / tau
     z = z - z.max()
@@ -360,7 +369,6 @@ def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
     out["max_prob"] = maxp_cal
     out["expected_score"] = exp_s
     out["tau"] = tau
-    out["ttr"] = [type_token_ratio(t) if v else math.nan for t, v in zip(out["response"], out["valid"])]
     return out
 
 
