@@ -53,6 +53,7 @@ rule personas_norms:
         temperature=conf("personas.generation.temperature"),
         max_new_tokens=conf("personas.generation.max_new_tokens.norm"),
         max_chars=conf("personas.generation.max_chars.norm"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
         top_k=conf("personas.corpus.top_k"),
@@ -88,6 +89,7 @@ rule personas_scenarios:
         temperature=conf("personas.generation.temperature"),
         max_new_tokens=conf("personas.generation.max_new_tokens.scenario"),
         max_chars=conf("personas.generation.max_chars.scenario"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
     script:
@@ -120,6 +122,7 @@ rule personas_questions:
         max_new_tokens=conf("personas.generation.max_new_tokens.question"),
         question_chars=conf("personas.generation.max_chars.question"),
         answer_chars=conf("personas.generation.max_chars.answer"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
     script:

@@ -12,7 +12,7 @@ store = load_index(job.input.index, p.embedding_model)
 client = open_client(job)
 settings = GenSettings(p.temperature, p.max_new_tokens, p.max_regenerations, p.check_threshold)
 df = generate_norms(client, partial(retrieve, store, k=p.top_k), wc.country, p.country_name, p.n_norms, p.topics,
-                    job.seed, settings, p.max_chars)
+                    job.seed, settings, p.max_chars, bound=p.bound_fields)
 counts = generation_counts(df)
 job.write_table(df, job.output[0], client=client, seed=job.seed,
                 prompt_templates=PROMPTS.hashes(*GENERATION_TEMPLATES), counts=counts)
