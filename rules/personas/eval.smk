@@ -80,6 +80,7 @@ rule personas_oeg:
         priming_n_norms=conf("personas.priming_n_norms"),
         release_code=personas_country_conf("release_code"),
         oeg=conf("personas.oeg"),
+        mapping=conf("personas.oeg_mapping"),
         embedding_model=conf("personas.corpus.embedding_model"),
         max_samples=conf("personas.mcs.max_samples"),
     script:

@@ -10,7 +10,7 @@ client = open_client(job)
 table, cells, record, counts = release_oeg(client, job.input.release, job.input.itemtable, wc.country,
                                            p.country_name, wc.model, p.primings, p.oeg, p.calibration_items,
                                            p.embedding_model, p.subsample, job.seed, p.priming_n_norms,
-                                           p.release_code)
+                                           p.release_code, mapping=p.mapping)
 job.write_table(table, job.output.responses, client=client, seed=job.seed,
                 prompt_templates=PROMPTS.hashes(*EVAL_TEMPLATES), counts=counts,
                 extra={"release": str(job.input.release)})

@@ -333,12 +333,21 @@ def fit_temperature(option_embs: list[np.ndarray], option_scores: list[list[floa
             "acc": acc, "note": ""}
 
 
-def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
-    """Cosine similarity of each response to each option -> softmax(sim / tau) over options.
+OEG_MAPPINGS = ("softmax", "calibrated")
 
-    Also records the uncalibrated distribution (tau = 1) to show why
-    calibration is needed: cosine similarities lie in a narrow band, so a
-    plain softmax is nearly uniform."""
+
+def map_responses(responses: pd.DataFrame, embed, tau: float, mapping: str = "softmax") -> pd.DataFrame:
+    """Cosine similarity of each response to each option -> a distribution over the options.
+
+    ``mapping`` ``softmax`` (the paper, section 4.3.2: the similarities form a soft distribution;
+    the authors' code takes softmax(sim)) or ``calibrated`` (softmax(sim / tau), ``tau`` fitted by
+    :func:`fit_temperature`).  ``probs`` (what the sampling reads) is the chosen one; both are kept:
+    ``probs_uncalibrated`` (tau = 1, with ``*_uncalibrated`` entropy and top mass) and
+    ``probs_calibrated`` (with ``norm_entropy``, ``max_prob``): cosine similarities lie in a narrow
+    band, so the plain softmax is nearly uniform."""
+    if mapping not in OEG_MAPPINGS:
+        raise ValueError(f"OEG mapping must be one of {OEG_MAPPINGS} (config key personas.oeg_mapping), "
+                         f"got {mapping!r}")
     out = responses.copy()
     sims_col, raw_col, cal_col, ent_raw, ent_cal, maxp_raw, maxp_cal, exp_s = [], [], [], [], [], [], [], []
     for _, r in out.iterrows():
@@ -359,10 +368,12 @@ def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
         ent_cal.append(float(-(p_cal * np.log(np.maximum(p_cal, 1e-300))).sum() / math.log(len(opts))))
         maxp_raw.append(float(p_raw.max()))
         maxp_cal.append(float(p_cal.max()))
-        exp_s.append(float(np.dot(p_cal, json.loads(r["scores"]))))
+        exp_s.append(float(np.dot(p_raw if mapping == "softmax" else p_cal, json.loads(r["scores"]))))
     out["similarities"] = sims_col
     out["probs_uncalibrated"] = raw_col
-    out["probs"] = cal_col
+    out["probs_calibrated"] = cal_col
+    out["probs"] = raw_col if mapping == "softmax" else cal_col
+    out["mapping"] = mapping
     out["norm_entropy_uncalibrated"] = ent_raw
     out["norm_entropy"] = ent_cal
     out["max_prob_uncalibrated"] = maxp_raw
