@@ -3,6 +3,8 @@
 PERSONAS_CFG = config["personas"]
 PERSONAS_COUNTRIES = PERSONAS_CFG["run_countries"]
 PERSONAS_MODELS = PERSONAS_CFG["models"]
+# the models evaluated with MCS: personas.models less personas.mcs.exclude (each with its reason)
+PERSONAS_MCS_MODELS = [m for m in PERSONAS_MODELS if m not in PERSONAS_CFG["mcs"]["exclude"]]
 PERSONAS_PRIMING = PERSONAS_CFG["priming"]
 PERSONAS_BASELINES = PERSONAS_CFG["run_instruments"]
 PERSONAS_INSTRUMENTS = PERSONAS_BASELINES + ["cp"]
@@ -198,7 +200,7 @@ def personas_human_key(wildcards):
 def personas_mcs_samples():
     return expand(
         "results/personas/mcs/{model}/{instrument}/{country}_{priming}.samples.tsv",
-        model=PERSONAS_MODELS,
+        model=PERSONAS_MCS_MODELS,
         instrument=PERSONAS_INSTRUMENTS,
         country=PERSONAS_COUNTRIES,
         priming=PERSONAS_PRIMING,
@@ -233,7 +235,7 @@ def personas_trait_items():
     """MCS item files of the TRAIT-format instruments, as (model, path) pairs."""
     return [
         (m, f"results/personas/mcs/{m}/{i}/{c}_{p}.items.tsv")
-        for m in PERSONAS_MODELS
+        for m in PERSONAS_MCS_MODELS
         for i in PERSONAS_TRAIT_INSTRUMENTS
         for c in PERSONAS_COUNTRIES
         for p in PERSONAS_PRIMING
@@ -266,7 +268,7 @@ def personas_release_eval_inputs(wildcards):
 def personas_release_outputs(kind):
     return expand(
         "results/personas/release/{model}/{kind}/{country}.{part}",
-        model=PERSONAS_MODELS,
+        model=PERSONAS_MCS_MODELS if kind == "mcs" else PERSONAS_MODELS,
         kind=kind,
         country=PERSONAS_REL_COUNTRIES,
         part=["tsv", "cells.tsv", "job.json"],

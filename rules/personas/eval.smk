@@ -112,6 +112,7 @@ rule personas_metrics:
         oeg_scores=conf("personas.annotations.oeg_scores"),
         validation=conf("personas.annotations.validation"),
         human_source=conf("personas.human.source"),
+        mcs_excluded=conf("personas.mcs.exclude"),
     script:
         "../../scripts/personas/metrics.py"
 

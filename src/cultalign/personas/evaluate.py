@@ -96,6 +96,13 @@ def _item_prompt(row, shown: list[str], mode: str) -> str:
     return PROMPTS.render("mcs_choice", context=row["context"], question=row["question"], options=listing)
 
 
+def mcs_models(personas: dict) -> list[str]:
+    """The models evaluated with MCS: ``personas.models`` less those in ``personas.mcs.exclude`` (each
+    with its stated reason, e.g. a hosted model without whole-option log-probabilities)."""
+    excluded = (personas.get("mcs") or {}).get("exclude") or {}
+    return [m for m in personas.get("models") or [] if m not in excluded]
+
+
 def mcs_mode(mcs: dict, model: str) -> str:
     """The MCS scoring mode of ``model``: ``personas.mcs.score_by_model[model]``, else ``score``."""
     return (mcs.get("score_by_model") or {}).get(model, mcs["score"])
