@@ -4,7 +4,9 @@ PERSONAS_CFG = config["personas"]
 PERSONAS_COUNTRIES = PERSONAS_CFG["run_countries"]
 PERSONAS_MODELS = PERSONAS_CFG["models"]
 # the models evaluated with MCS: personas.models less personas.mcs.exclude (each with its reason)
-PERSONAS_MCS_MODELS = [m for m in PERSONAS_MODELS if m not in PERSONAS_CFG["mcs"]["exclude"]]
+PERSONAS_MCS_MODELS = [
+    m for m in PERSONAS_MODELS if m not in PERSONAS_CFG["mcs"]["exclude"]
+]
 PERSONAS_PRIMING = PERSONAS_CFG["priming"]
 PERSONAS_BASELINES = PERSONAS_CFG["run_instruments"]
 PERSONAS_INSTRUMENTS = PERSONAS_BASELINES + ["cp"]
