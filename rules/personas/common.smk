@@ -136,8 +136,36 @@ def personas_release_dir():
     return path
 
 
+def personas_release_paths(codes, norms=False, baselines=()):
+    """The release files a job reads (questions, answers and scenarios of the file `codes`, the norms
+    JSON, `baselines`) under personas.release.path.  Files that rule download_file makes (config
+    `downloads`: the paper's pinned release) are tracked one by one; a local copy is checked first
+    (a missing folder or file fails naming the config key)."""
+    from cultalign.personas.release import release_files
+    from cultalign.personas.release_eval import check_release
+
+    root = PERSONAS_CFG["release"]["path"]
+    if not root:
+        check_release(root, list(codes), list(baselines))  # fails naming the config key
+    root = root.rstrip("/")
+    files = [f"{root}/{f}" for f in release_files(codes, norms, baselines)]
+    made = {f"resources/downloads/{k}" for k in config["downloads"]}
+    if not all(f in made for f in files):
+        check_release(root, list(codes), list(baselines))
+    return files
+
+
+def personas_country_codes(ids):
+    return [PERSONAS_CFG["countries"][c]["release_code"] for c in ids]
+
+
 def personas_release_input(wildcards):
-    return personas_release_dir()
+    """The audit's release files: every configured country's, the norms JSON and the baselines."""
+    from cultalign.personas.release import RELEASE_BASELINES
+
+    return personas_release_paths(
+        personas_country_codes(PERSONAS_CFG["countries"]), True, RELEASE_BASELINES
+    )
 
 
 def personas_instrument_file(wildcards):
@@ -146,7 +174,11 @@ def personas_instrument_file(wildcards):
 
 def personas_cp_inputs(wildcards):
     if PERSONAS_CFG["cp_source"] == "release":
-        return {"release": personas_release_dir()}
+        return {
+            "release": personas_release_paths(
+                personas_country_codes([wildcards.country])
+            )
+        }
     return {
         "questions": f"results/personas/generated/{PERSONAS_GEN}/questions/{wildcards.country}.tsv"
     }
@@ -165,7 +197,7 @@ def personas_country_items(wildcards, instruments):
 
 def personas_eval_inputs(wildcards):
     if PERSONAS_CFG["priming_norms"] == "release":
-        norms = personas_release_dir()
+        norms = personas_release_paths(personas_country_codes([wildcards.country]))
     else:
         norms = (
             f"results/personas/generated/{PERSONAS_GEN}/norms/{wildcards.country}.tsv"
@@ -250,13 +282,10 @@ def personas_trait_item_files(wildcards):
 
 def personas_release_checked(wildcards):
     """The release folder, after checking it holds every file the run reads (fails naming the config key)."""
-    from cultalign.personas.release_eval import check_release
-
-    codes = [
-        PERSONAS_CFG["countries"][c]["release_code"] for c in PERSONAS_REL_COUNTRIES
-    ]
     files = [b["file"] for b in PERSONAS_REL["baselines"].values()]
-    return str(check_release(PERSONAS_CFG["release"]["path"], codes, files))
+    return personas_release_paths(
+        personas_country_codes(PERSONAS_REL_COUNTRIES), True, files
+    )
 
 
 def personas_release_eval_inputs(wildcards):
@@ -373,7 +402,17 @@ def personas_report(path, name):
     )
 
 
-PERSONAS_AUDITS = [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"] + (
+# the generated data's audit when the evaluation reads generated data (cp_source or priming_norms
+# generated); the generation rules stay available as targets either way
+PERSONAS_GENERATES = "generated" in (
+    PERSONAS_CFG["cp_source"],
+    PERSONAS_CFG["priming_norms"],
+)
+PERSONAS_AUDITS = (
+    [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"]
+    if PERSONAS_GENERATES
+    else []
+) + (
     ["results/personas/audit/release/summary.tsv"]
     if PERSONAS_CFG["release"]["path"]
     else []

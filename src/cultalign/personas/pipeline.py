@@ -58,12 +58,12 @@ def persona(norms_source, country_name: str, priming: str, priming_norms: str, n
     if priming == "unprimed":
         return None
     if priming_norms == "release":
-        from .release import scenario_norms
+        from .release import release_root, scenario_norms
 
         if not release_code:
             raise ValueError(f"priming_norms 'release' needs the country's release_code (config key "
                              f"personas.countries.{country}.release_code)")
-        norms = scenario_norms(norms_source, release_code)
+        norms = scenario_norms(release_root(norms_source), release_code)
     else:
         t = read_tsv(norms_source)
         norms = list(t[t["valid"].astype(bool) & (t["norm"] != "")]["norm"])

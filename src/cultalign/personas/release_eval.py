@@ -29,10 +29,10 @@ from .evaluate import (Priming, calibrate_items, generate_oeg, map_responses, oe
                        run_mcs)
 from .instruments import cp_items, load_instrument, read_items
 from ..core.inputs import register_keys
-from .release import release_questions, scenario_norms
+from .release import RELEASE_CP_FILES, RELEASE_NORMS_FILE, release_questions, scenario_norms
 
-CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
-NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
+CP_FILES = RELEASE_CP_FILES
+NORMS_FILE = RELEASE_NORMS_FILE
 CONFIG_KEY = "personas.release.path"
 
 
