@@ -92,6 +92,14 @@ def personas_pairs(key):
     return personas_value([[k, v] for k, v in value.items()])
 
 
+def personas_embedder(wildcards):
+    """The hosted embedding model of the retrieval (`personas.corpus.embedding_api_model`) as a model
+    param (its `models` entry and the request cache), or None: the local `embedding_model`.
+    """
+    name = PERSONAS_CFG["corpus"]["embedding_api_model"]
+    return llm_of(name)(wildcards) if name else None
+
+
 def personas_bfi_key(wildcards):
     """`personas.bfi_key` for an instrument in BFI format (the only loader that reads it), else None."""
     if PERSONAS_CFG["instruments"][wildcards.instrument]["format"] == "bfi":

@@ -22,6 +22,7 @@ rule personas_index:
         chunk_size=conf("personas.corpus.chunk_size"),
         chunk_overlap=conf("personas.corpus.chunk_overlap"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedder=personas_embedder,
     script:
         "../../scripts/personas/build_index.py"
 
@@ -58,6 +59,7 @@ rule personas_norms:
         check_threshold=conf("personas.generation.check_threshold"),
         top_k=conf("personas.corpus.top_k"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedder=personas_embedder,
     script:
         "../../scripts/personas/norms.py"
 
