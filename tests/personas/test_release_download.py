@@ -62,6 +62,16 @@ def test_the_release_folder_the_downloads_fill_passes_the_input_check():
         check_input_files(cfg, base=ROOT)
 
 
+def test_the_inputs_listing_names_the_release_folder_as_downloaded():
+    from cultalign.config import load_schema
+    from cultalign.inputs import external_inputs
+
+    cfg = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "paper.yaml")
+    rel = {i.key: i for i in external_inputs(cfg, load_schema(), ROOT)}["personas.release.path"]
+    n = sum(k.startswith(PREFIX) for k in cfg["downloads"])  # the release's files and its baselines
+    assert (rel.kind, rel.made_by) == ("folder", "download_file") and f"{n} downloads entries" in rel.note
+
+
 def test_release_root_of_a_folder_or_of_its_files(tmp_path):
     assert release_root("some/release") == Path("some/release")
     files = [f"resources/downloads/culturalpersonas/{f}" for f in release_files(["japan"], norms=True)]
