@@ -18,7 +18,7 @@ import pandas as pd
 from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
-from .common import TRAITS
+from .common import TRAITS, split_sentences, ttr_of_sentences, type_token_ratio  # noqa: F401 (re-exported)
 from .prompts import PROMPTS
 
 LABELS = "ABCDEFGHIJ"
@@ -217,23 +217,7 @@ def oeg_requests(items: pd.DataFrame, persona, seed: int, country: str,
     return reqs
 
 
-# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before whitespace or
-# the end of the text; common abbreviations and single initials do not end a sentence.
-_SENT_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)")
-_ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\.g|i\.e|approx|no)\.|\b[A-Za-z]\.)$", re.I)
 MAX_SENTENCES = 2  # the paper's OEG answers are one to two sentences
-
-
-def split_sentences(text: str) -> tuple[list[str], str]:
-    """(complete sentences, unfinished remainder) of whitespace-normalised ``text``."""
-    t = " ".join(str(text).split())
-    sents, start = [], 0
-    for m in _SENT_END.finditer(t):
-        if _ABBREV.search(t[start : m.end()]) and m.end() < len(t):
-            continue
-        sents.append(t[start : m.end()].strip())
-        start = m.end()
-    return [x for x in sents if x], t[start:].strip()
 
 
 def keep_sentences(text: str, n: int = MAX_SENTENCES) -> dict:
@@ -281,20 +265,6 @@ def oeg_table(items: pd.DataFrame, parsed: list) -> pd.DataFrame:
     out["trimmed"] = [k["trimmed"] for k in shape]
     out["complete"] = [k["complete"] for k in shape]
     return out
-
-
-def type_token_ratio(text: str) -> float:
-    toks = re.findall(r"[a-z']+", str(text).lower())
-    return len(set(toks)) / len(toks) if toks else math.nan
-
-
-def ttr_of_sentences(text: str, n: int) -> float:
-    """Type-token ratio of the first ``n`` complete sentences of ``text`` (paper section 5.2: TTR over
-    uniform-length, one-sentence responses); NaN when the text has fewer than ``n`` complete sentences."""
-    if n < 1:
-        raise ValueError(f"TTR needs at least one sentence per response (config key personas.ttr_sentences), got {n}")
-    sents, _ = split_sentences(text)
-    return type_token_ratio(" ".join(sents[:n])) if len(sents) >= n else math.nan
 
 
 def _softmax(x: np.ndarray, tau: float) -> np.ndarray:

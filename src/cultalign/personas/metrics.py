@@ -28,8 +28,7 @@ from scipy import stats
 from cultalign.core.inputs import read_table, row_error
 from cultalign.stats.distances import compare, relative_improvement, significance_stars
 
-from .common import TRAITS
-from .evaluate import ttr_of_sentences
+from .common import TRAITS, ttr_of_sentences
 
 SHORT = {"usa": "US", "brazil": "BR", "india": "IN", "japan": "JP", "saudiarabia": "SA", "southafrica": "ZA"}
 PAPER_NAMES = {"usa": "USA", "brazil": "Brazil", "india": "India", "japan": "Japan", "saudiarabia": "Saudi Arabia",
