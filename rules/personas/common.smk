@@ -3,6 +3,10 @@
 PERSONAS_CFG = config["personas"]
 PERSONAS_COUNTRIES = PERSONAS_CFG["run_countries"]
 PERSONAS_MODELS = PERSONAS_CFG["models"]
+# the models evaluated with MCS: personas.models less personas.mcs.exclude (each with its reason)
+PERSONAS_MCS_MODELS = [
+    m for m in PERSONAS_MODELS if m not in PERSONAS_CFG["mcs"]["exclude"]
+]
 PERSONAS_PRIMING = PERSONAS_CFG["priming"]
 PERSONAS_BASELINES = PERSONAS_CFG["run_instruments"]
 PERSONAS_INSTRUMENTS = PERSONAS_BASELINES + ["cp"]
@@ -88,6 +92,14 @@ def personas_pairs(key):
     return personas_value([[k, v] for k, v in value.items()])
 
 
+def personas_embedder(wildcards):
+    """The hosted embedding model of the retrieval (`personas.corpus.embedding_api_model`) as a model
+    param (its `models` entry and the request cache), or None: the local `embedding_model`.
+    """
+    name = PERSONAS_CFG["corpus"]["embedding_api_model"]
+    return llm_of(name)(wildcards) if name else None
+
+
 def personas_bfi_key(wildcards):
     """`personas.bfi_key` for an instrument in BFI format (the only loader that reads it), else None."""
     if PERSONAS_CFG["instruments"][wildcards.instrument]["format"] == "bfi":
@@ -132,8 +144,36 @@ def personas_release_dir():
     return path
 
 
+def personas_release_paths(codes, norms=False, baselines=()):
+    """The release files a job reads (questions, answers and scenarios of the file `codes`, the norms
+    JSON, `baselines`) under personas.release.path.  Files that rule download_file makes (config
+    `downloads`: the paper's pinned release) are tracked one by one; a local copy is checked first
+    (a missing folder or file fails naming the config key)."""
+    from cultalign.personas.release import release_files
+    from cultalign.personas.release_eval import check_release
+
+    root = PERSONAS_CFG["release"]["path"]
+    if not root:
+        check_release(root, list(codes), list(baselines))  # fails naming the config key
+    root = root.rstrip("/")
+    files = [f"{root}/{f}" for f in release_files(codes, norms, baselines)]
+    made = {f"resources/downloads/{k}" for k in config["downloads"]}
+    if not all(f in made for f in files):
+        check_release(root, list(codes), list(baselines))
+    return files
+
+
+def personas_country_codes(ids):
+    return [PERSONAS_CFG["countries"][c]["release_code"] for c in ids]
+
+
 def personas_release_input(wildcards):
-    return personas_release_dir()
+    """The audit's release files: every configured country's, the norms JSON and the baselines."""
+    from cultalign.personas.release import RELEASE_BASELINES
+
+    return personas_release_paths(
+        personas_country_codes(PERSONAS_CFG["countries"]), True, RELEASE_BASELINES
+    )
 
 
 def personas_instrument_file(wildcards):
@@ -142,7 +182,11 @@ def personas_instrument_file(wildcards):
 
 def personas_cp_inputs(wildcards):
     if PERSONAS_CFG["cp_source"] == "release":
-        return {"release": personas_release_dir()}
+        return {
+            "release": personas_release_paths(
+                personas_country_codes([wildcards.country])
+            )
+        }
     return {
         "questions": f"results/personas/generated/{PERSONAS_GEN}/questions/{wildcards.country}.tsv"
     }
@@ -161,7 +205,7 @@ def personas_country_items(wildcards, instruments):
 
 def personas_eval_inputs(wildcards):
     if PERSONAS_CFG["priming_norms"] == "release":
-        norms = personas_release_dir()
+        norms = personas_release_paths(personas_country_codes([wildcards.country]))
     else:
         norms = (
             f"results/personas/generated/{PERSONAS_GEN}/norms/{wildcards.country}.tsv"
@@ -198,7 +242,7 @@ def personas_human_key(wildcards):
 def personas_mcs_samples():
     return expand(
         "results/personas/mcs/{model}/{instrument}/{country}_{priming}.samples.tsv",
-        model=PERSONAS_MODELS,
+        model=PERSONAS_MCS_MODELS,
         instrument=PERSONAS_INSTRUMENTS,
         country=PERSONAS_COUNTRIES,
         priming=PERSONAS_PRIMING,
@@ -233,7 +277,7 @@ def personas_trait_items():
     """MCS item files of the TRAIT-format instruments, as (model, path) pairs."""
     return [
         (m, f"results/personas/mcs/{m}/{i}/{c}_{p}.items.tsv")
-        for m in PERSONAS_MODELS
+        for m in PERSONAS_MCS_MODELS
         for i in PERSONAS_TRAIT_INSTRUMENTS
         for c in PERSONAS_COUNTRIES
         for p in PERSONAS_PRIMING
@@ -246,13 +290,10 @@ def personas_trait_item_files(wildcards):
 
 def personas_release_checked(wildcards):
     """The release folder, after checking it holds every file the run reads (fails naming the config key)."""
-    from cultalign.personas.release_eval import check_release
-
-    codes = [
-        PERSONAS_CFG["countries"][c]["release_code"] for c in PERSONAS_REL_COUNTRIES
-    ]
     files = [b["file"] for b in PERSONAS_REL["baselines"].values()]
-    return str(check_release(PERSONAS_CFG["release"]["path"], codes, files))
+    return personas_release_paths(
+        personas_country_codes(PERSONAS_REL_COUNTRIES), True, files
+    )
 
 
 def personas_release_eval_inputs(wildcards):
@@ -266,7 +307,7 @@ def personas_release_eval_inputs(wildcards):
 def personas_release_outputs(kind):
     return expand(
         "results/personas/release/{model}/{kind}/{country}.{part}",
-        model=PERSONAS_MODELS,
+        model=PERSONAS_MCS_MODELS if kind == "mcs" else PERSONAS_MODELS,
         kind=kind,
         country=PERSONAS_REL_COUNTRIES,
         part=["tsv", "cells.tsv", "job.json"],
@@ -369,7 +410,17 @@ def personas_report(path, name):
     )
 
 
-PERSONAS_AUDITS = [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"] + (
+# the generated data's audit when the evaluation reads generated data (cp_source or priming_norms
+# generated); the generation rules stay available as targets either way
+PERSONAS_GENERATES = "generated" in (
+    PERSONAS_CFG["cp_source"],
+    PERSONAS_CFG["priming_norms"],
+)
+PERSONAS_AUDITS = (
+    [f"results/personas/audit/generated_{PERSONAS_GEN}/summary.tsv"]
+    if PERSONAS_GENERATES
+    else []
+) + (
     ["results/personas/audit/release/summary.tsv"]
     if PERSONAS_CFG["release"]["path"]
     else []

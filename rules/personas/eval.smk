@@ -80,6 +80,7 @@ rule personas_oeg:
         priming_n_norms=conf("personas.priming_n_norms"),
         release_code=personas_country_conf("release_code"),
         oeg=conf("personas.oeg"),
+        mapping=conf("personas.oeg_mapping"),
         embedding_model=conf("personas.corpus.embedding_model"),
         max_samples=conf("personas.mcs.max_samples"),
     script:
@@ -111,6 +112,7 @@ rule personas_metrics:
         oeg_scores=conf("personas.annotations.oeg_scores"),
         validation=conf("personas.annotations.validation"),
         human_source=conf("personas.human.source"),
+        mcs_excluded=conf("personas.mcs.exclude"),
     script:
         "../../scripts/personas/metrics.py"
 
@@ -215,5 +217,6 @@ rule personas_oeg_tables:
         runtime=attempt_scaled(5),
     params:
         tables=PERSONAS_OEG_TABLES,
+        ttr_sentences=conf("personas.ttr_sentences"),
     script:
         "../../scripts/personas/oeg_tables.py"

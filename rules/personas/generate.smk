@@ -22,6 +22,7 @@ rule personas_index:
         chunk_size=conf("personas.corpus.chunk_size"),
         chunk_overlap=conf("personas.corpus.chunk_overlap"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedder=personas_embedder,
     script:
         "../../scripts/personas/build_index.py"
 
@@ -53,10 +54,12 @@ rule personas_norms:
         temperature=conf("personas.generation.temperature"),
         max_new_tokens=conf("personas.generation.max_new_tokens.norm"),
         max_chars=conf("personas.generation.max_chars.norm"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
         top_k=conf("personas.corpus.top_k"),
         embedding_model=conf("personas.corpus.embedding_model"),
+        embedder=personas_embedder,
     script:
         "../../scripts/personas/norms.py"
 
@@ -88,6 +91,7 @@ rule personas_scenarios:
         temperature=conf("personas.generation.temperature"),
         max_new_tokens=conf("personas.generation.max_new_tokens.scenario"),
         max_chars=conf("personas.generation.max_chars.scenario"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
     script:
@@ -120,6 +124,7 @@ rule personas_questions:
         max_new_tokens=conf("personas.generation.max_new_tokens.question"),
         question_chars=conf("personas.generation.max_chars.question"),
         answer_chars=conf("personas.generation.max_chars.answer"),
+        bound_fields=conf("personas.generation.bound_fields"),
         max_regenerations=conf("personas.generation.max_regenerations"),
         check_threshold=conf("personas.generation.check_threshold"),
     script:

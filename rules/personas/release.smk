@@ -89,6 +89,7 @@ rule personas_release_oeg:
         release_code=personas_country_conf("release_code"),
         oeg=conf("personas.oeg"),
         calibration_items=conf("personas.release_eval.calibration_items"),
+        mapping=conf("personas.oeg_mapping"),
         embedding_model=conf("personas.corpus.embedding_model"),
         subsample=conf("personas.release_eval.subsample"),
     script:

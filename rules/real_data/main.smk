@@ -46,7 +46,7 @@ rule real_data_pact_site:
 rule real_data_personas_release:
     """Counts of the CulturalPersonas release: questions, scenarios, norms, baseline items per trait (Table 5)."""
     input:
-        release=real_data_input("personas.release.path"),
+        release=real_data_personas_release,
     output:
         "results/personas/real_data/release_counts.tsv",
     log:

@@ -10,7 +10,7 @@ norms = read_tsv(job.input.norms)
 client = open_client(job)
 settings = GenSettings(p.temperature, p.max_new_tokens, p.max_regenerations, p.check_threshold)
 df = generate_scenarios(client, norms, p.country_name, p.n_scenarios, job.seed, settings, p.max_chars,
-                        p.norms_with_scenarios)
+                        p.norms_with_scenarios, bound=p.bound_fields)
 counts = generation_counts(df, upstream=norms)
 job.write_table(df, job.output[0], client=client, seed=job.seed,
                 prompt_templates=PROMPTS.hashes(*GENERATION_TEMPLATES), counts=counts)

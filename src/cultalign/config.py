@@ -220,8 +220,10 @@ def check_input_files(config: dict, schema: dict | None = None, base: str | Path
     schema = schema or load_schema()
     # files that rule download_file makes (config `downloads`) need not exist yet
     made = {f"resources/downloads/{p}" for p in (config.get("downloads") or {})}
+    # and the folders they fill (a release downloaded file by file)
+    made |= {"/".join(parts[:k]) for parts in (m.split("/") for m in made) for k in range(3, len(parts))}
     missing = [(k, v) for k, v in iter_input_paths(schema, config)
-               if v not in made and not (Path(base) / v).exists()]
+               if v.rstrip("/") not in made and not (Path(base) / v).exists()]
     if missing:
         raise ConfigError(
             "missing input file(s):\n  "

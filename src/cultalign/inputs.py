@@ -196,6 +196,11 @@ def external_inputs(config: dict, schema: dict, base: str | Path = ".") -> list[
         if entry is not None:
             used_downloads.add(dl)
             rows.append(_download(key, dl, entry, base, marks))
+        elif dl and any(k.startswith(dl.rstrip("/") + "/") for k in downloads):  # a folder the downloads fill
+            files = [k for k in downloads if k.startswith(dl.rstrip("/") + "/")]
+            rows.append(ExternalInput(key, "folder", path, made_by="download_file", present=p.exists(),
+                                      synthetic=marked_synthetic(key, marks),
+                                      note=f"filled by the {len(files)} downloads entries under it"))
         else:
             rows.append(ExternalInput(key, kind, path, present=p.exists(), synthetic=marked_synthetic(key, marks),
                                       standin=path.startswith(DEMO_DIR),

@@ -279,7 +279,7 @@ def _instrument_rows(cfg: dict, name: str, sizes: dict) -> tuple[int, str]:
 
 
 def _personas(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
-    from .personas.evaluate import _item_prompt, persona_prompt
+    from .personas.evaluate import _item_prompt, mcs_models, persona_prompt
     from .personas.generate import CHECK_LABELS
     from .personas.instruments import load_instrument
     from .personas.prompts import PROMPTS
@@ -346,12 +346,14 @@ def _personas(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
                 / len(priming) + tk.options(opts))
 
     oeg_fams = {i for i in P["run_instruments"] if P["instruments"][i].get("oeg")} | {"cp"}
+    in_mcs = mcs_models(P)
     for m in P["models"]:
         n_mcs = sum(n for _, n, _ in insts) * len(priming) * len(countries)
         mean = sum(n * mcs_prompt(f) for _, n, f in insts) / max(sum(n for _, n, _ in insts), 1)
-        work.append(Work("personas", "personas_mcs", m, len(countries), n_mcs, mean, 0,
-                         f"{len(countries)} countries x {len(priming)} priming x "
-                         + " + ".join(f"{i} {n}" for i, n, _ in insts) + " items (option scoring)"))
+        if m in in_mcs:  # personas.mcs.exclude: OEG only
+            work.append(Work("personas", "personas_mcs", m, len(countries), n_mcs, mean, 0,
+                             f"{len(countries)} countries x {len(priming)} priming x "
+                             + " + ".join(f"{i} {n}" for i, n, _ in insts) + " items (option scoring)"))
         oeg = [(i, n, f) for i, n, f in insts if i in oeg_fams]
         n_oeg = sum(n for _, n, _ in oeg) * len(priming) * len(countries)
         row = demo["big5chat"].iloc[0]

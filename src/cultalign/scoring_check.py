@@ -41,7 +41,7 @@ def _pact_uses(config: dict) -> Iterable[ScoringUse]:
 
 
 def _personas_uses(config: dict) -> Iterable[ScoringUse]:
-    from cultalign.personas.evaluate import LABELS, mcs_mode
+    from cultalign.personas.evaluate import LABELS, mcs_mode, mcs_models
     from cultalign.personas.generate import CHECK_LABELS
 
     pc = config.get("personas") or {}
@@ -50,7 +50,10 @@ def _personas_uses(config: dict) -> Iterable[ScoringUse]:
         for rule in ("personas_norms", "personas_scenarios", "personas_questions"):
             yield ScoringUse(rule, "personas.generator_model (self-checks)", gen, tuple(CHECK_LABELS))
     mcs = pc.get("mcs") or {}
+    evaluated = mcs_models(pc)
     for i, m in enumerate(pc.get("models") or []):
+        if m not in evaluated:
+            continue  # personas.mcs.exclude: no MCS rule scores with it
         mode = mcs_mode(mcs, m)
         key = f"personas.mcs.score_by_model.{m}" if m in (mcs.get("score_by_model") or {}) else "personas.mcs.score"
         # MCS items have up to len(LABELS) options; label mode scores their letters
@@ -81,6 +84,26 @@ def scoring_uses(config: dict) -> list[ScoringUse]:
             for u in SCORING_USES[study](config)]
 
 
+def _mcs_methods_problem(pc: dict, models: dict) -> list[str]:
+    """One scoring method for every MCS model (paper section 4.3.1: log-probabilities over the options,
+    all models prompted the same way): the Table 2/6 gains average over models, so a table that mixes
+    whole-option log-probs with first-token label log-probs averages different measurements."""
+    from cultalign.personas.evaluate import mcs_mode, mcs_models
+
+    methods = {m: (scoring_of(m, models[m]), mcs_mode(pc.get("mcs") or {}, m))
+               for m in mcs_models(pc) if m in models}
+    # a model asked for scoring it cannot do fails by itself (check_scoring names it)
+    methods = {m: v for m, v in methods.items() if v[0] != "none" and v != ("first_token", "text")}
+    if len(set(methods.values())) <= 1:
+        return []
+    listed = ", ".join(f"{m}: {s} log-probs of the option {'letters' if mode == 'label' else 'texts'}"
+                       for m, (s, mode) in methods.items())
+    return [f"config key 'personas.mcs.exclude': the MCS models are scored in different ways ({listed}); "
+            "every MCS model is scored the same way (one method per table): name a model that cannot give "
+            "the others' option log-probabilities under personas.mcs.exclude with its reason, or set "
+            "personas.mcs.score / score_by_model so that all agree"]
+
+
 def check_scoring(config: dict) -> dict[str, str]:
     """Fail (ConfigError) naming model, rule and config key where a rule asks a model for option
     scoring it cannot do; return the strategy of every model that scores."""
@@ -90,10 +113,12 @@ def check_scoring(config: dict) -> dict[str, str]:
     problems, used = [], {}
     if "personas" in (config.get("studies") or []):
         pc = config.get("personas") or {}
-        for m in ((pc.get("mcs") or {}).get("score_by_model") or {}):
-            if m not in (pc.get("models") or []):
-                problems.append(f"config key 'personas.mcs.score_by_model.{m}': {m!r} is not one of "
-                                f"personas.models {pc.get('models')}")
+        for sub in ("score_by_model", "exclude"):
+            for m in ((pc.get("mcs") or {}).get(sub) or {}):
+                if m not in (pc.get("models") or []):
+                    problems.append(f"config key 'personas.mcs.{sub}.{m}': {m!r} is not one of "
+                                    f"personas.models {pc.get('models')}")
+        problems += _mcs_methods_problem(pc, models)
     for u in scoring_uses(config):
         if u.model not in models:
             continue  # check_model_refs names it

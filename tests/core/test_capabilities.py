@@ -107,8 +107,9 @@ def paper():
 
 def test_paper_config_passes_and_api_models_score_by_first_token(paper):
     used = check_scoring(copy.deepcopy(paper))
-    assert used["gpt-5.4-mini"] == used["gpt-4o-mini"] == used["gpt-4o"] == "first_token"
-    assert used["llama-3.1-8b-instruct"] == "full"
+    assert used["gpt-5.4-mini"] == used["gpt-4o"] == "first_token"
+    assert used["llama-3.1-8b-instruct"] == used["qwen2-7b-instruct"] == "full"
+    assert "gpt-4o-mini" not in used  # personas.mcs.exclude: it scores no options (OEG only)
     # the GPT-5 family refuses temperature and top_p (models.<m>.family, cultalign.models.families)
     for name in ("gpt-5.4-mini", "gpt-5-mini"):
         spec = ModelSpec.from_config(name, paper["models"][name])
@@ -130,7 +131,7 @@ def test_model_that_cannot_score_fails_naming_model_rule_and_key(paper):
 
 def test_first_token_model_asked_for_whole_option_texts_fails(paper):
     cfg = copy.deepcopy(paper)
-    cfg["personas"]["mcs"]["score_by_model"] = {}
+    cfg["personas"]["mcs"]["exclude"] = {}  # GPT-4o-mini back in MCS, scored like the others
     with pytest.raises(ConfigError) as e:
         check_scoring(cfg)
     msg = str(e.value)
@@ -150,6 +151,31 @@ def test_strategy_the_backend_cannot_run_fails(paper):
     msg = str(e.value)
     assert "rule personas_norms: model 'gpt-4o'" in msg and "models.gpt-4o.path, which is not set" in msg
     assert "rule monopolet_sections: model 'gpt-oss-20b'" in msg and "only the openai backend does" in msg
+
+
+def test_mcs_scores_every_model_one_way_and_excluded_models_leave_it(paper):
+    # section 4.3.1 / Figure 10: MCS on Llama3 and Qwen2 by whole-option log-probs; GPT-4o-mini (first-token
+    # label log-probs only) leaves MCS with a stated reason instead of mixing two methods in Tables 2 and 6
+    from cultalign.personas.evaluate import mcs_models
+    from cultalign.scoring_check import scoring_uses
+
+    assert mcs_models(paper["personas"]) == ["meta-llama-3-8b-instruct", "qwen2-7b-instruct"]
+    assert "OEG only" in paper["personas"]["mcs"]["exclude"]["gpt-4o-mini"]
+    mcs = {u.model for u in scoring_uses(paper) if u.rule == "personas_mcs"}
+    assert mcs == {"meta-llama-3-8b-instruct", "qwen2-7b-instruct"}
+    check_scoring(paper)
+    cfg = copy.deepcopy(paper)
+    cfg["personas"]["mcs"]["exclude"] = {}
+    cfg["personas"]["mcs"]["score_by_model"] = {"gpt-4o-mini": "label"}  # the letters: it can, but differently
+    with pytest.raises(ConfigError) as e:
+        check_scoring(cfg)
+    msg = str(e.value)
+    assert "'personas.mcs.exclude': the MCS models are scored in different ways" in msg
+    assert "gpt-4o-mini: first_token log-probs of the option letters" in msg
+    assert "qwen2-7b-instruct: full log-probs of the option texts" in msg
+    cfg["personas"]["mcs"]["exclude"] = {"gpt-4o-mni": "typo"}
+    with pytest.raises(ConfigError, match=r"'personas.mcs.exclude.gpt-4o-mni': 'gpt-4o-mni' is not one of"):
+        check_scoring(cfg)
 
 
 def test_score_by_model_names_an_evaluated_model(paper):

@@ -53,6 +53,22 @@ def test_ttr():
     assert type_token_ratio("I I go") == pytest.approx(2 / 3)
 
 
+def test_table3_ttr_is_over_the_first_sentence_of_each_answer():
+    # paper section 5.2: TTR over uniform-length (one-sentence) answers; a second sentence of new
+    # words would otherwise raise the ratio, and an answer without a complete sentence is counted apart
+    from cultalign.personas.metrics import ttr_table
+
+    resp = pd.DataFrame({"instrument": "cp", "country": "japan", "trait": "E", "priming": "primed", "valid": True,
+                         "response": ["I go and I go. Then everyone dances happily tonight.",
+                                      "We go home and we rest.",
+                                      "I would walk to the station and then"]})
+    t = ttr_table(resp, 1)
+    assert t["ttr"].iloc[0] == pytest.approx((3 / 5 + 5 / 6) / 2)
+    assert (t["responses"].iloc[0], t["short"].iloc[0], t["ttr_sentences"].iloc[0]) == (2, 1, 1)
+    two = ttr_table(resp, 2)  # only the first answer has two sentences
+    assert two["ttr"].iloc[0] == pytest.approx(8 / 10) and two["responses"].iloc[0] == 1
+
+
 @pytest.mark.slow
 def test_mcs_real_model_records_shuffle_and_mass(smollm2_client):
     items = pd.DataFrame([{"instrument": "t", "item_id": "1", "trait": "E", "format": "choice",
@@ -155,3 +171,30 @@ def test_oeg_table_records_kept_answer_and_shape():
     assert list(t["response"]) == ["I would bow. I would apologise.", "I would quietly wait for my"]
     assert list(t["raw"]) == raws and list(t["sentences"]) == [2, 0]
     assert list(t["trimmed"]) == [True, False] and list(t["complete"]) == [True, False]
+
+
+def test_oeg_mapping_is_the_papers_softmax_by_default_and_calibration_an_option():
+    # paper section 4.3.2: the cosine similarities form a soft distribution (softmax, temperature 1);
+    # the fitted temperature is the option personas.oeg_mapping: calibrated
+    from cultalign.personas.evaluate import map_responses
+
+    vecs = {"I would go.": [1.0, 0.0], "go": [0.9, 0.1], "stay": [0.1, 0.9]}
+
+    def fake_embed(texts):  # a stand-in encoder: unit vectors from a fixed table
+        v = np.asarray([vecs[t] for t in texts], dtype=float)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    resp = pd.DataFrame([{"instrument": "t", "item_id": "1", "trait": "E", "options": json.dumps(["go", "stay"]),
+                          "scores": "[5, 1]", "response": "I would go.", "valid": True}])
+    sims = np.asarray([0.9, 0.1]) / np.linalg.norm([0.9, 0.1])
+    soft = np.exp(sims) / np.exp(sims).sum()
+    paper = map_responses(resp, fake_embed, 0.05)
+    assert json.loads(paper["probs"].iloc[0]) == pytest.approx(soft, abs=1e-6)
+    assert paper["mapping"].iloc[0] == "softmax"
+    assert paper["expected_score"].iloc[0] == pytest.approx(5 * soft[0] + soft[1], abs=1e-6)
+    cal = map_responses(resp, fake_embed, 0.05, "calibrated")
+    sharp = np.exp(sims / 0.05) / np.exp(sims / 0.05).sum()
+    assert json.loads(cal["probs"].iloc[0]) == pytest.approx(sharp, abs=1e-6)
+    assert cal["probs_uncalibrated"].iloc[0] == paper["probs"].iloc[0]
+    with pytest.raises(ValueError, match="personas.oeg_mapping"):
+        map_responses(resp, fake_embed, 1.0, "linear")

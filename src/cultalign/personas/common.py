@@ -1,6 +1,10 @@
-"""Shared constants of the personas study: traits, their names and answer levels."""
+"""Shared constants of the personas study (traits, their names and answer levels) and the sentence
+splitting and type-token ratio of OEG answers (light: the table scripts import them without the model layer)."""
 
 from __future__ import annotations
+
+import math
+import re
 
 TRAITS = ("O", "C", "E", "A", "N")
 TRAIT_NAMES = {"O": "Openness to Experience", "C": "Conscientiousness", "E": "Extraversion",
@@ -27,3 +31,34 @@ def trait_code(value: str) -> str:
         raise ValueError(f"unknown trait label {value!r}")
     return _ALIASES[key]
 
+
+# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before whitespace or
+# the end of the text; common abbreviations and single initials do not end a sentence.
+_SENT_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)")
+_ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\.g|i\.e|approx|no)\.|\b[A-Za-z]\.)$", re.I)
+
+
+def split_sentences(text: str) -> tuple[list[str], str]:
+    """(complete sentences, unfinished remainder) of whitespace-normalised ``text``."""
+    t = " ".join(str(text).split())
+    sents, start = [], 0
+    for m in _SENT_END.finditer(t):
+        if _ABBREV.search(t[start : m.end()]) and m.end() < len(t):
+            continue
+        sents.append(t[start : m.end()].strip())
+        start = m.end()
+    return [x for x in sents if x], t[start:].strip()
+
+
+def type_token_ratio(text: str) -> float:
+    toks = re.findall(r"[a-z']+", str(text).lower())
+    return len(set(toks)) / len(toks) if toks else math.nan
+
+
+def ttr_of_sentences(text: str, n: int) -> float:
+    """Type-token ratio of the first ``n`` complete sentences of ``text`` (paper section 5.2: TTR over
+    uniform-length, one-sentence responses); NaN when the text has fewer than ``n`` complete sentences."""
+    if n < 1:
+        raise ValueError(f"TTR needs at least one sentence per response (config key personas.ttr_sentences), got {n}")
+    sents, _ = split_sentences(text)
+    return type_token_ratio(" ".join(sents[:n])) if len(sents) >= n else math.nan

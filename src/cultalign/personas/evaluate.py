@@ -18,7 +18,7 @@ import pandas as pd
 from cultalign.core.seeds import derive_seed
 from cultalign.models import ChatRequest, SamplingParams, ScoreItem
 
-from .common import TRAITS
+from .common import TRAITS, split_sentences, ttr_of_sentences, type_token_ratio  # noqa: F401 (re-exported)
 from .prompts import PROMPTS
 
 LABELS = "ABCDEFGHIJ"
@@ -94,6 +94,13 @@ def _item_prompt(row, shown: list[str], mode: str) -> str:
     if row["format"] == "statement":
         return PROMPTS.render("mcs_statement", statement=row["question"], options=listing)
     return PROMPTS.render("mcs_choice", context=row["context"], question=row["question"], options=listing)
+
+
+def mcs_models(personas: dict) -> list[str]:
+    """The models evaluated with MCS: ``personas.models`` less those in ``personas.mcs.exclude`` (each
+    with its stated reason, e.g. a hosted model without whole-option log-probabilities)."""
+    excluded = (personas.get("mcs") or {}).get("exclude") or {}
+    return [m for m in personas.get("models") or [] if m not in excluded]
 
 
 def mcs_mode(mcs: dict, model: str) -> str:
@@ -210,23 +217,7 @@ def oeg_requests(items: pd.DataFrame, persona, seed: int, country: str,
     return reqs
 
 
-# A sentence ends at . ! or ? (optionally followed by closing quotes/brackets) before whitespace or
-# the end of the text; common abbreviations and single initials do not end a sentence.
-_SENT_END = re.compile(r"[.!?]+[\"'\u201d\u2019)\]]*(?=\s|$)")
-_ABBREV = re.compile(r"(?:\b(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|etc|e\.g|i\.e|approx|no)\.|\b[A-Za-z]\.)$", re.I)
 MAX_SENTENCES = 2  # the paper's OEG answers are one to two sentences
-
-
-def split_sentences(text: str) -> tuple[list[str], str]:
-    """(complete sentences, unfinished remainder) of whitespace-normalised ``text``."""
-    t = " ".join(str(text).split())
-    sents, start = [], 0
-    for m in _SENT_END.finditer(t):
-        if _ABBREV.search(t[start : m.end()]) and m.end() < len(t):
-            continue
-        sents.append(t[start : m.end()].strip())
-        start = m.end()
-    return [x for x in sents if x], t[start:].strip()
 
 
 def keep_sentences(text: str, n: int = MAX_SENTENCES) -> dict:
@@ -276,11 +267,6 @@ def oeg_table(items: pd.DataFrame, parsed: list) -> pd.DataFrame:
     return out
 
 
-def type_token_ratio(text: str) -> float:
-    toks = re.findall(r"[a-z']+", str(text).lower())
-    return len(set(toks)) / len(toks) if toks else math.nan
-
-
 def _softmax(x: np.ndarray, tau: float) -> np.ndarray:
     z = x / tau
     z = z - z.max()
@@ -324,12 +310,21 @@ def fit_temperature(option_embs: list[np.ndarray], option_scores: list[list[floa
             "acc": acc, "note": ""}
 
 
-def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
-    """Cosine similarity of each response to each option -> softmax(sim / tau) over options.
+OEG_MAPPINGS = ("softmax", "calibrated")
 
-    Also records the uncalibrated distribution (tau = 1) to show why
-    calibration is needed: cosine similarities lie in a narrow band, so a
-    plain softmax is nearly uniform."""
+
+def map_responses(responses: pd.DataFrame, embed, tau: float, mapping: str = "softmax") -> pd.DataFrame:
+    """Cosine similarity of each response to each option -> a distribution over the options.
+
+    ``mapping`` ``softmax`` (the paper, section 4.3.2: the similarities form a soft distribution;
+    the authors' code takes softmax(sim)) or ``calibrated`` (softmax(sim / tau), ``tau`` fitted by
+    :func:`fit_temperature`).  ``probs`` (what the sampling reads) is the chosen one; both are kept:
+    ``probs_uncalibrated`` (tau = 1, with ``*_uncalibrated`` entropy and top mass) and
+    ``probs_calibrated`` (with ``norm_entropy``, ``max_prob``): cosine similarities lie in a narrow
+    band, so the plain softmax is nearly uniform."""
+    if mapping not in OEG_MAPPINGS:
+        raise ValueError(f"OEG mapping must be one of {OEG_MAPPINGS} (config key personas.oeg_mapping), "
+                         f"got {mapping!r}")
     out = responses.copy()
     sims_col, raw_col, cal_col, ent_raw, ent_cal, maxp_raw, maxp_cal, exp_s = [], [], [], [], [], [], [], []
     for _, r in out.iterrows():
@@ -350,17 +345,18 @@ def map_responses(responses: pd.DataFrame, embed, tau: float) -> pd.DataFrame:
         ent_cal.append(float(-(p_cal * np.log(np.maximum(p_cal, 1e-300))).sum() / math.log(len(opts))))
         maxp_raw.append(float(p_raw.max()))
         maxp_cal.append(float(p_cal.max()))
-        exp_s.append(float(np.dot(p_cal, json.loads(r["scores"]))))
+        exp_s.append(float(np.dot(p_raw if mapping == "softmax" else p_cal, json.loads(r["scores"]))))
     out["similarities"] = sims_col
     out["probs_uncalibrated"] = raw_col
-    out["probs"] = cal_col
+    out["probs_calibrated"] = cal_col
+    out["probs"] = raw_col if mapping == "softmax" else cal_col
+    out["mapping"] = mapping
     out["norm_entropy_uncalibrated"] = ent_raw
     out["norm_entropy"] = ent_cal
     out["max_prob_uncalibrated"] = maxp_raw
     out["max_prob"] = maxp_cal
     out["expected_score"] = exp_s
     out["tau"] = tau
-    out["ttr"] = [type_token_ratio(t) if v else math.nan for t, v in zip(out["response"], out["valid"])]
     return out
 
 

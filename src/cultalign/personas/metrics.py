@@ -28,7 +28,7 @@ from scipy import stats
 from cultalign.core.inputs import read_table, row_error
 from cultalign.stats.distances import compare, relative_improvement, significance_stars
 
-from .common import TRAITS
+from .common import TRAITS, ttr_of_sentences
 
 SHORT = {"usa": "US", "brazil": "BR", "india": "IN", "japan": "JP", "saudiarabia": "SA", "southafrica": "ZA"}
 PAPER_NAMES = {"usa": "USA", "brazil": "Brazil", "india": "India", "japan": "Japan", "saudiarabia": "Saudi Arabia",
@@ -212,19 +212,26 @@ def read_oeg_responses(files) -> pd.DataFrame:
     return pd.concat(resp, ignore_index=True) if resp else pd.DataFrame()
 
 
-def ttr_table(resp: pd.DataFrame) -> pd.DataFrame:
-    """Table 3: mean type-token ratio of the valid primed OEG answers per instrument, country, trait."""
+def ttr_table(resp: pd.DataFrame, sentences: int) -> pd.DataFrame:
+    """Table 3: mean type-token ratio of the valid primed OEG answers per instrument, country, trait,
+    each answer's TTR over its first ``sentences`` complete sentences (paper section 5.2: one sentence,
+    uniform length).  ``responses`` counts the answers averaged; ``short`` the valid answers left out
+    because they have fewer complete sentences (e.g. cut at the token limit)."""
     ok = resp[resp["valid"].astype(bool)] if len(resp) else resp
     if not len(ok):
         return _note("no OEG responses")
-    return (ok[ok["priming"] == "primed"].assign(ttr=lambda d: pd.to_numeric(d["ttr"]))
-            .groupby(["instrument", "country", "trait"])
-            .agg(ttr=("ttr", "mean"), responses=("ttr", "size")).reset_index())
+    ok = ok[ok["priming"] == "primed"]
+    ok = ok.assign(ttr=[ttr_of_sentences(t, sentences) for t in ok["response"]])
+    return (ok.groupby(["instrument", "country", "trait"])
+            .agg(ttr=("ttr", "mean"), responses=("ttr", "count"),
+                 short=("ttr", lambda x: int(x.isna().sum()))).reset_index()
+            .assign(ttr_sentences=sentences))
 
 
-def oeg_tables(oeg_response_files) -> dict[str, pd.DataFrame]:
-    """The tables of the OEG answers alone, by name (Table 3: type-token ratio)."""
-    return {"table3_ttr": ttr_table(read_oeg_responses(oeg_response_files))}
+def oeg_tables(oeg_response_files, ttr_sentences: int) -> dict[str, pd.DataFrame]:
+    """The tables of the OEG answers alone, by name (Table 3: type-token ratio over the first
+    ``ttr_sentences`` sentences of each answer)."""
+    return {"table3_ttr": ttr_table(read_oeg_responses(oeg_response_files), ttr_sentences)}
 
 
 def human_tables(human_path, countries: list[str]) -> dict[str, pd.DataFrame]:

@@ -58,12 +58,12 @@ def persona(norms_source, country_name: str, priming: str, priming_norms: str, n
     if priming == "unprimed":
         return None
     if priming_norms == "release":
-        from .release import scenario_norms
+        from .release import release_root, scenario_norms
 
         if not release_code:
             raise ValueError(f"priming_norms 'release' needs the country's release_code (config key "
                              f"personas.countries.{country}.release_code)")
-        norms = scenario_norms(norms_source, release_code)
+        norms = scenario_norms(release_root(norms_source), release_code)
     else:
         t = read_tsv(norms_source)
         norms = list(t[t["valid"].astype(bool) & (t["norm"] != "")]["norm"])
@@ -116,9 +116,11 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
 
 def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norms, human, country: str,
             country_name: str, model: str, priming_norms: str, sampling: dict, embedding_model: str,
-            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "") -> list[EvalOutput]:
+            max_samples: int | None, seed: int, n_norms: int = 2, release_code: str = "",
+            mapping: str = "softmax") -> list[EvalOutput]:
     """OEG for every (instrument, priming) of ``jobs``: all generations in one batched call, then per
-    cell the embedding mapping (``embedding_model``) and sampling.  ``sampling``: config personas.oeg."""
+    cell the embedding mapping (``embedding_model``; ``mapping``: config personas.oeg_mapping) and
+    sampling.  ``sampling``: config personas.oeg."""
     from cultalign.retrieval import embeddings_for
 
     from .evaluate import generate_oeg, oeg_requests, oeg_table
@@ -140,7 +142,7 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         if instrument not in calibration:  # tau depends on the instrument's options only
             calibration[instrument] = calibrate_items(items, emb)
         cal = calibration[instrument]
-        mapped = map_responses(oeg_table(items, res), emb, cal["tau"])
+        mapped = map_responses(oeg_table(items, res), emb, cal["tau"], mapping)
         mapped.insert(0, "country", country)
         mapped.insert(1, "priming", priming)
         primed = priming_extra(priming_of, items, mapped)
@@ -152,7 +154,7 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         samples = sample_trait_scores(ok, n, s_seed) if len(ok) else pd.DataFrame(columns=["sample", *TRAITS])
         counts = {**valid_counts(mapped), "n_samples": n, "tau": cal["tau"]}
         out.append(EvalOutput(instrument, priming, mapped, samples, s_seed, counts,
-                              {**primed, "oeg": sampling,
+                              {**primed, "oeg": sampling, "mapping": mapping,
                                "calibration": cal}))
         log.info("oeg cell %d/%d, %s %s %s: %s", k, len(prepared), country, instrument, priming, counts)
     return out

@@ -13,6 +13,32 @@ from ..core.inputs import InputError, read_json, read_table, row_error
 from .common import LEVELS, TRAIT_NAMES
 
 
+# the release's files, relative to its root (the published repository's layout)
+RELEASE_CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv",
+                    "datasets/cp/scenarios/all_{code}_scenarios.csv")
+RELEASE_NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
+RELEASE_BASELINES = ("datasets/baselines/bfi.csv", "datasets/baselines/ipip-120.csv",
+                     "datasets/baselines/ipip-300.csv")
+
+
+def release_files(codes, norms: bool = False, baselines=()) -> list[str]:
+    """The release files (relative to its root) a job reads: questions, answers and scenarios of each
+    country file code in ``codes``, the norms JSON (``norms``) and the ``baselines`` files."""
+    out = [f.format(code=c) for c in codes for f in RELEASE_CP_FILES]
+    return out + ([RELEASE_NORMS_FILE] if norms else []) + [b for b in baselines if b not in out]
+
+
+def release_root(inp) -> Path:
+    """The release folder behind a rule input: the folder itself, or a list of the release's files
+    (``<root>/datasets/...`` each: the downloaded release, whose files the workflow tracks one by one)."""
+    if isinstance(inp, (str, Path)):
+        return Path(inp)
+    roots = {str(p).replace("\\", "/").rsplit("/datasets/", 1)[0] for p in inp if "/datasets/" in str(p)}
+    if len(roots) != 1 or not all("/datasets/" in str(p) for p in inp):
+        raise ValueError(f"the release's files must lie under one folder <root>/datasets/, got {list(inp)[:3]}")
+    return Path(roots.pop())
+
+
 def _valid(df: pd.DataFrame) -> pd.DataFrame:
     return df[df["valid"].astype(str).str.lower().isin(("true", "1"))].reset_index(drop=True)
 

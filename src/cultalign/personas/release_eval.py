@@ -29,10 +29,10 @@ from .evaluate import (Priming, calibrate_items, generate_oeg, map_responses, oe
                        run_mcs)
 from .instruments import cp_items, load_instrument, read_items
 from ..core.inputs import register_keys
-from .release import release_questions, scenario_norms
+from .release import RELEASE_CP_FILES, RELEASE_NORMS_FILE, release_questions, scenario_norms
 
-CP_FILES = ("datasets/cp/questions/all_{code}_questions.csv", "datasets/cp/answers/all_{code}_answers.csv")
-NORMS_FILE = "datasets/cp/norms/openai_cultural_norms.json"
+CP_FILES = RELEASE_CP_FILES
+NORMS_FILE = RELEASE_NORMS_FILE
 CONFIG_KEY = "personas.release.path"
 
 
@@ -190,10 +190,11 @@ class GenerationMeter:
 
 def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_name: str, model: str,
                     primings: list[str], sampling: dict, calibration_items: int, embed, seed: int,
-                    n_norms: int = 2, code: str = ""):
+                    n_norms: int = 2, code: str = "", mapping: str = "softmax"):
     """OEG on the contextual instruments x priming of one country: generation (``sampling``: config
-    personas.oeg; retries for answers under three words, recorded and counted), embedding mapping calibrated
-    on ``calibration_items`` items per instrument.  Returns (per-item, per-cell)."""
+    personas.oeg; retries for answers under three words, recorded and counted), embedding mapping
+    (``mapping``: config personas.oeg_mapping; the temperature scaling, fitted on ``calibration_items``
+    items per instrument, is recorded either way).  Returns (per-item, per-cell)."""
     meter = GenerationMeter(client)
     tables, cells, calibration = [], [], {}
     for priming in primings:
@@ -210,7 +211,7 @@ def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_nam
                 cal_items = subsample(df, calibration_items, seed, f"calibration|{name}|{country}")
                 calibration[name] = calibrate_items(cal_items, embed)
             cal = calibration[name]
-            mapped = map_responses(oeg_table(df, parsed), embed, cal["tau"])
+            mapped = map_responses(oeg_table(df, parsed), embed, cal["tau"], mapping)
             map_wall = time.perf_counter() - t1
             mapped["prompt_tokens"] = [first[r].prompt_tokens for r in reqs]
             mapped["completion_tokens_first"] = [first[r].completion_tokens for r in reqs]
@@ -239,7 +240,7 @@ def run_release_oeg(client, root, items: pd.DataFrame, country: str, country_nam
                           "trimmed": int((v & mapped["trimmed"].astype(bool)).sum()),
                           "generated_tokens_per_s": (t["generated_tokens_computed"] / gen_wall
                                                      if gen_wall > 0 and t["generated_tokens_computed"] else math.nan),
-                          "tau": cal["tau"], "calibration_acc": cal["acc"],
+                          "mapping": mapping, "tau": cal["tau"], "calibration_acc": cal["acc"],
                           **_finite_stats(mapped["max_prob"], "max_prob")})
     if not tables:
         return pd.DataFrame(), pd.DataFrame()
@@ -278,15 +279,16 @@ def release_mcs(client, release, items_path, country: str, country_name: str, mo
 
 def release_oeg(client, release, items_path, country: str, country_name: str, model: str, primings: list[str],
                 sampling: dict, calibration_items: int, embedding_model: str, subsample_n, seed: int,
-                n_norms: int = 2, code: str = ""):
+                n_norms: int = 2, code: str = "", mapping: str = "softmax"):
     """The OEG job of one model x country: (per-item table, per-cell table, job record, sidecar counts)."""
     from cultalign.retrieval import embeddings_for
 
     t_start = time.perf_counter()
     embed = embeddings_for(embedding_model).embed_documents
     table, cells = run_release_oeg(client, release, read_items(items_path), country, country_name, model, primings,
-                                   sampling, calibration_items, embed, seed, n_norms, code)
-    record = job_record("oeg", client, t_start, subsample_n, primings, oeg=sampling, priming_n_norms=n_norms)
+                                   sampling, calibration_items, embed, seed, n_norms, code, mapping)
+    record = job_record("oeg", client, t_start, subsample_n, primings, oeg=sampling, priming_n_norms=n_norms,
+                        mapping=mapping)
     v = table["valid"].astype(bool) if len(table) else pd.Series([], dtype=bool)
     counts = {"rows": len(table), "valid": int(v.sum()), "invalid": int((~v).sum())}
     return table, cells, record, counts

@@ -1,4 +1,5 @@
-"""Sentence embeddings (HuggingFaceEmbeddings on a local folder) and FAISS indexes."""
+"""Sentence embeddings (HuggingFaceEmbeddings on a local folder, or a hosted embedding model through
+the model layer's request cache) and FAISS indexes."""
 
 from __future__ import annotations
 
@@ -21,8 +22,33 @@ def resolve_embedding_path(spec: str) -> str:
 _EMB_CACHE: dict[str, object] = {}
 
 
-def embeddings_for(spec: str):
-    """LangChain Embeddings for a local sentence-transformers folder (CPU, normalised vectors)."""
+def api_embeddings(embedder):
+    """LangChain Embeddings over the model layer's cached embeddings (``cultalign.models.embeddings``):
+    ``embedder`` is a rule's model param (``llm_of(name)``) or a ``CachedEmbeddings``."""
+    from langchain_core.embeddings import Embeddings
+
+    from cultalign.models.embeddings import CachedEmbeddings, open_embeddings
+
+    inner = embedder if isinstance(embedder, CachedEmbeddings) else open_embeddings(embedder)
+
+    class ModelLayerEmbeddings(Embeddings):
+        def embed_documents(self, texts):
+            return inner.embed_documents(texts)
+
+        def embed_query(self, text):
+            return inner.embed_query(text)
+
+    out = ModelLayerEmbeddings()
+    out.inner = inner
+    return out
+
+
+def embeddings_for(spec: str, api=None):
+    """LangChain Embeddings: the hosted embedding model ``api`` (a rule's model param, see
+    :func:`api_embeddings`) when given, else a local sentence-transformers folder ``spec`` (CPU,
+    normalised vectors)."""
+    if api:
+        return api_embeddings(api)
     path = resolve_embedding_path(spec)
     if path not in _EMB_CACHE:
         from langchain_huggingface import HuggingFaceEmbeddings
@@ -64,20 +90,23 @@ def text_encoder(spec: str, batch_size: int, cpu_linear: str = "torch"):
     return encode
 
 
-def build_index(chunks, embedding_spec: str, out_dir: str | Path):
-    """Embed the chunks and persist a FAISS index (index.faiss + index.pkl) in ``out_dir``."""
+def build_index(chunks, embedding_spec: str, out_dir: str | Path, api=None):
+    """Embed the chunks and persist a FAISS index (index.faiss + index.pkl) in ``out_dir``; ``api``: a
+    hosted embedding model instead of the local ``embedding_spec`` (:func:`embeddings_for`)."""
     from langchain_community.vectorstores import FAISS
 
-    store = FAISS.from_documents(chunks, embeddings_for(embedding_spec))
+    store = FAISS.from_documents(chunks, embeddings_for(embedding_spec, api))
     store.save_local(str(out_dir))
     return store
 
 
-def load_index(index_dir: str | Path, embedding_spec: str):
+def load_index(index_dir: str | Path, embedding_spec: str, api=None):
+    """The index of :func:`build_index`, with the same embeddings for the queries."""
     from langchain_community.vectorstores import FAISS
 
     # the index is a workflow output written by build_index, so its pickle is trusted
-    return FAISS.load_local(str(index_dir), embeddings_for(embedding_spec), allow_dangerous_deserialization=True)
+    return FAISS.load_local(str(index_dir), embeddings_for(embedding_spec, api),
+                            allow_dangerous_deserialization=True)
 
 
 def retrieve(store, query: str, k: int = 5) -> list[dict]:
