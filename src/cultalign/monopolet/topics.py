@@ -7,6 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..core.seeds import derive_seed
+
 
 def topic_vectorizer(n_docs: int, min_df: int, stop_words: str | None):
     """Term counts for the topic words: Danish stop words removed (stopwordsiso,
@@ -26,7 +28,8 @@ def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, 
                top_terms: int = 6):
     from turftopic import SensTopic
 
-    model = SensTopic(n_components=n_components, encoder=encoder, random_state=seed,
+    model = SensTopic(n_components=n_components, encoder=encoder,
+                      random_state=derive_seed(seed, "monopolet", "analysis", "topics"),
                       vectorizer=topic_vectorizer(len(texts), min_df, stop_words))
     doc_topic = model.fit_transform(texts)
     vocab = model.get_vocab()
@@ -78,6 +81,7 @@ def topic_map(doc_topics: pd.DataFrame, seed: int, perplexity: float) -> pd.Data
         return out
     p = min(float(perplexity), max(1.0, (n - 1) / 3))
     init = "pca" if min(n, len(cols)) >= 2 else "random"
-    xy = TSNE(n_components=2, perplexity=p, init=init, random_state=seed).fit_transform(prop)
+    xy = TSNE(n_components=2, perplexity=p, init=init,
+              random_state=derive_seed(seed, "monopolet", "analysis", "topic_map")).fit_transform(prop)
     out["x"], out["y"], out["layout"] = xy[:, 0], xy[:, 1], f"tsne perplexity {p:g}"
     return out
