@@ -18,17 +18,17 @@ from typing import Any
 
 import jsonschema
 
+from .core.paths import schema_dir as default_schema_dir
 from .core.yamlload import safe_load
-
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
 
 
 class ConfigError(ValueError):
     """Raised for an invalid config; the message names every offending key."""
 
 
-def load_schema(schema_dir: str | Path = SCHEMA_DIR) -> dict:
-    schema_dir = Path(schema_dir)
+def load_schema(schema_dir: str | Path | None = None) -> dict:
+    """The merged schema of ``schema_dir`` (default: the workflow's ``config/schema/``)."""
+    schema_dir = Path(schema_dir) if schema_dir is not None else default_schema_dir()
     core = safe_load((schema_dir / "core.yaml").read_text())
     for frag in sorted(schema_dir.glob("*.yaml")):
         if frag.name == "core.yaml":
@@ -82,10 +82,10 @@ def _fill_defaults(schema: dict, instance: Any) -> None:
                 _fill_defaults(addl, value)
 
 
-def schema_file_of(key: str, schema_dir: str | Path = SCHEMA_DIR) -> str:
+def schema_file_of(key: str, schema_dir: str | Path | None = None) -> str:
     """The schema file (repo-relative) that describes config ``key`` (a dotted path)."""
     section = key.split(".")[0].split("[")[0]
-    frag = Path(schema_dir) / f"{section}.yaml"
+    frag = Path(schema_dir if schema_dir is not None else default_schema_dir()) / f"{section}.yaml"
     name = frag.name if section != "core" and frag.exists() else "core.yaml"
     return f"config/schema/{name}"
 

@@ -196,11 +196,12 @@ def evaluate(client, settings: JudgeSettings, seed: int, max_attempts: int = 3,
 def main(argv: list[str] | None = None) -> None:
     import yaml
 
+    from ..core.paths import workflow_root
     from ..models.client import load_client
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    root = Path(__file__).resolve().parents[3]
+    root = workflow_root()
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default=str(root / "config" / "config.yaml"))
     ap.add_argument("--out", default=str(root / "bench" / "out" / "monopolet_judge_eval.json"))
