@@ -11,8 +11,6 @@ Snakefile is parsed).
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
@@ -246,11 +244,6 @@ def check_model_refs(config: dict, schema: dict | None = None) -> None:
             + "\n  ".join(f"config key '{k}': {v!r} is not declared under `models:`" for k, v in bad)
             + f"\n  declared: {', '.join(sorted(declared)) or '(none)'}"
         )
-
-
-def config_hash(config: dict) -> str:
-    blob = json.dumps(config, sort_keys=True, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 # -- scheduler resources of model jobs (used by rules/common.smk) ---------------

@@ -3,11 +3,13 @@ rule, the ``decision`` column, the judge prompt's worked examples and the
 labelled judge-evaluation set.  The judge itself is replaced by a fake that
 records what it is asked."""
 
+import sys
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
 from cultalign.models import ParsedResult
-from cultalign.monopolet.judge_eval import NEGATIVE, POSITIVE, confusion, labelled_pairs
 from cultalign.monopolet.matching import (
     RULES,
     candidate_pairs,
@@ -22,6 +24,9 @@ from cultalign.monopolet.matching import (
 )
 from cultalign.monopolet.metrics import agreement_per_dilemma
 from .monopolet_settings import judge_settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from monopolet_judge import NEGATIVE, POSITIVE, confusion, labelled_pairs  # noqa: E402  (the judge benchmark's set)
 
 
 class FakeJudgeClient:

@@ -151,8 +151,6 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
     """The section 4 / appendix B tables of a decision table and the decision counts of the main
     models ``models`` (comparison-only models enter Figure 4 and the pair table only); the B.9
     statistics over the ``significance`` subset (``significance_subset``)."""
-    if "preference_theme" not in everything.columns:  # decision tables gathered before the theme bins existed
-        everything = add_preference_bins(everything)
     d = main_decisions(everything, models)
     log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), models)
     return {
