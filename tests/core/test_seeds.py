@@ -89,3 +89,46 @@ def test_the_scan_sees_a_bare_seed(tmp_path, code, bad):
     f = tmp_path / "m.py"
     f.write_text(code + "\n")
     assert bool(seed_problems(f, "m.py")) is bad
+
+
+class FakeRecordingClient:
+    """Fake of ModelClient.generate_parsed: records the requests and answers each with ``answer``."""
+
+    def __init__(self, answer: str):
+        self.answer, self.requests = answer, []
+        self.spec = type("Spec", (), {"name": "fake"})()
+
+    def generate_parsed(self, reqs, parse, max_attempts=None):
+        from cultalign.models import ParsedResult
+
+        self.requests += reqs
+        return [ParsedResult(parse(self.answer), True, self.answer, []) for _ in reqs]
+
+
+def test_sampled_requests_draw_their_own_streams():
+    """Each PACT condition and each Monopolet dilemma samples with a seed of its own (one shared
+    seed gave every request the same random stream)."""
+    import pandas as pd
+
+    from cultalign.core.seeds import derive_seed
+    from cultalign.models import SamplingParams
+    from cultalign.monopolet.answers import generate_answers
+    from cultalign.pact import behaviour, expand
+
+    sc = pd.DataFrame([{"scenario_id": "t1", "source": "normad", "country": "India", "scenario": "A dinner.",
+                        "cultural_expectation": "Wait.", "personal_preference": "Eat.",
+                        "preference_type": "convenience", "culture_option": "Wait", "preference_option": "Eat"}])
+    conds = expand.conditions(expand.expand(sc, seed=4, combinations_per_scenario=2), ["C1", "C3"], ["full_demo"],
+                              ["balance"])
+    params = SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=12, seed=7)
+    client = FakeRecordingClient("A")
+    behaviour.run_generation(conds, client, params)
+    seeds = [r.params.seed for r in client.requests]
+    assert len(set(seeds)) == len(conds) > 1
+    assert seeds[0] == derive_seed(7, "pact", "behaviour", conds["condition_id"].iloc[0])
+
+    d = pd.DataFrame({"dilemma_id": ["d1", "d2", "d3"], "dilemma": ["x", "y", "z"], "valid": [True, True, True]})
+    client = FakeRecordingClient("Talk to them.")
+    generate_answers(client, d, params)
+    assert [r.params.seed for r in client.requests] == [derive_seed(7, "monopolet", "text", "answers", i)
+                                                        for i in d["dilemma_id"]]

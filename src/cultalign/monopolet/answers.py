@@ -10,6 +10,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.seeds import derive_seed
 from ..models import ChatRequest, SamplingParams
 from .prompts import render
 
@@ -85,9 +86,11 @@ def advice_request(dilemma: str, params: SamplingParams) -> ChatRequest:
 
 def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
                      max_attempts: int | None = None) -> pd.DataFrame:
-    """Answers to the valid dilemmas (an empty dilemma cell is the empty string)."""
+    """Answers to the valid dilemmas (an empty dilemma cell is the empty string); each dilemma is
+    asked with its own seed, ``derive_seed(params.seed, "monopolet", "text", "answers", dilemma_id)``."""
     todo = dilemmas[dilemmas["valid"].astype(bool)]
-    reqs = [advice_request(d, params) for d in todo["dilemma"].fillna("")]
+    reqs = [advice_request(d, params.with_seed(derive_seed(params.seed, "monopolet", "text", "answers", i)))
+            for i, d in zip(todo["dilemma_id"], todo["dilemma"].fillna(""))]
 
     def parse(text: str) -> str:
         if len(text.split()) < 2:
