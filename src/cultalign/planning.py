@@ -415,14 +415,15 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     return work
 
 
-def plan(cfg: dict, tokens: Tokens) -> pd.DataFrame:
-    """The planning table of a validated config (``cultalign.config.load_config``)."""
+def plan(cfg: dict, tokens: Tokens, default_model: str | None = None) -> pd.DataFrame:
+    """The planning table of a validated config (``cultalign.config.load_config``); ``default_model``:
+    the model of rule smoke_generate (the first under ``models:`` of the config file, when not given)."""
     planning = cfg["planning"]
     sizes = planning.get("input_sizes") or {}
     studies = cfg.get("studies") or ["pact", "personas", "monopolet"]
     # rule smoke_generate (scripts/models/smoke_generate.py): two 24-token generations and one
-    # yes/no item on the default model (the workflow's first under models: ``default_model``)
-    smoke = cfg.get("default_model") or next(iter(cfg["models"]))
+    # yes/no item on the default model (the workflow's first under models:)
+    smoke = default_model or next(iter(cfg["models"]))
     work: list[Work] = [Work("models", "smoke_generate", smoke, 1, 2, tokens.chat("Name one greeting custom in Japan."),
                              24, "2 generations"),
                         Work("models", "smoke_generate", smoke, 0, 1,
