@@ -11,6 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STUDIES = {"pact", "personas", "monopolet"}
+# a study's stages: its rule files rules/<study>/<stage>.smk (demo.smk: the rules of its demo inputs)
+STAGES = {s: {f.stem for f in (ROOT / "rules" / s).glob("*.smk")} - {"common", "main", "targets"} for s in STUDIES}
 # calls that take a seed: numpy's generators, the random module's, torch's
 SEEDING = {"default_rng", "RandomState", "Random", "manual_seed", "seed", "SeedSequence", "PCG64"}
 # draws that are not seeded by the project, with the reason they may stay so
@@ -31,12 +33,12 @@ def _name(node: ast.AST) -> str:
 
 
 def _derived(node: ast.AST | None) -> bool:
-    """``derive_seed(seed, "<study>", "<stage>", ...)`` with the study and stage spelled out."""
+    """``derive_seed(seed, "<study>", "<stage>", ...)`` with the study and one of its stages spelled out."""
     if not (isinstance(node, ast.Call) and _name(node.func).endswith("derive_seed") and len(node.args) >= 3):
         return False
     study, stage = node.args[1], node.args[2]
     return (isinstance(study, ast.Constant) and study.value in STUDIES
-            and isinstance(stage, ast.Constant) and isinstance(stage.value, str))
+            and isinstance(stage, ast.Constant) and stage.value in STAGES[study.value])
 
 
 def seed_problems(path: Path, rel: str) -> list[str]:
@@ -50,6 +52,8 @@ def seed_problems(path: Path, rel: str) -> list[str]:
         if not isinstance(node, ast.Call):
             continue
         name = _name(node.func)
+        if name.endswith("derive_seed") and not _derived(node):
+            out.append(f"{rel}:{node.lineno}: derive_seed(...) without a study and one of its stages after the seed")
         if name.startswith(("np.random.", "numpy.random.")) and name.rsplit(".", 1)[1] not in SEEDING | {"Generator"}:
             out.append(f"{rel}:{node.lineno}: {name} draws from numpy's global random state")
             continue
@@ -78,6 +82,8 @@ def test_every_draw_takes_a_derived_seed():
     ("rng = np.random.default_rng(seed)", True),
     ("df.sample(n=3, random_state=seed)", True),
     ("TSNE(random_state=derive_seed(seed, 'x', 'analysis'))", True),  # no study
+    ("s = derive_seed(seed, 'oeg', item)", True),  # a request seed without study and stage
+    ("s = derive_seed(seed, 'pact', 'order', item)", True),  # not a stage of pact
     ("x = np.random.rand(3)", True),
     ("random.shuffle(xs)", True),
     ("torch.manual_seed(1)", True),

@@ -208,7 +208,8 @@ def oeg_requests(items: pd.DataFrame, persona, seed: int, country: str,
     reqs = []
     for _, r in items.iterrows():
         prompt = PROMPTS.render("oeg", context=r["context"], question=r["question"])
-        s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if params.temperature > 0 else 0
+        s = (derive_seed(seed, "personas", "eval", "oeg", r["instrument"], r["item_id"], country)
+             if params.temperature > 0 else 0)
         reqs.append(ChatRequest.make(prompt, params.with_seed(s), system=system_prompt(persona, r)))
     return reqs
 
