@@ -47,9 +47,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from vllm_vs_transformers import oeg_prompts  # noqa: E402 - also sets the benchmarks' import paths and offline env
+import common
+from common import build_items, default_model_spec, ensure_default_model, oeg_prompts
+
+common.prepare_env()
+ROOT = common.ROOT
 
 
 # the JSON answer of the constrained-generation timing: one free-text field, as in the workflow's answer schemas
@@ -207,13 +209,11 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=40)
     ap.add_argument("--items", type=int, default=60)
     ap.add_argument("--repeats", type=int, default=2)
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "compute_bound.json"))
     args = ap.parse_args()
 
     import torch
-    from conftest import default_model_spec, ensure_default_model
-    from lm_eval_scoring import build_items
     from transformers import AutoModelForCausalLM
 
     from cultalign.models import ModelClient, SamplingParams

@@ -25,14 +25,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from vllm_vs_transformers import oeg_texts  # noqa: E402 - also sets the benchmarks' import paths and offline env
+import common
+from common import default_model_spec, oeg_texts
+
+common.prepare_env()
+ROOT = common.ROOT
 
 
 def bench_batch_size(backend, texts, tokens, sizes):
@@ -118,10 +119,9 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=64)
     ap.add_argument("--tokens", type=int, default=64)
     ap.add_argument("--batch-sizes", default="16,32,64")
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "generation_levers.json"))
     args = ap.parse_args()
-    from conftest import default_model_spec
 
     from cultalign.models import ChatRequest, ModelClient
     from cultalign.models.transformers_backend import TransformersBackend

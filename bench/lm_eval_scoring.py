@@ -42,11 +42,12 @@ import textwrap
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+import common
+from common import build_items, default_model_spec, ensure_default_model
+from compute_bound import bound, gemm_peak, model_sizes, scoring_work
+
+common.prepare_env()
+ROOT = common.ROOT
 
 LMEVAL_VENV = ROOT / "bench" / ".venv-lmeval"
 LMEVAL_VERSION = "0.4.13"
@@ -90,43 +91,16 @@ def ensure_lmeval_venv() -> Path:
     return py
 
 
-def release_sample(release: Path, n: int):
-    """The first ``n`` questions of the published release (USA), as many of each trait as fit."""
-    from cultalign.personas.release import release_questions
-
-    q = release_questions(release, "USA")
-    per_trait = -(-n // q["trait"].nunique())
-    return q.groupby("trait", sort=True).head(per_trait).head(n).reset_index(drop=True)
-
-
-def build_items(release: Path, n: int, client):
-    """(rendered prompt, options) for ``release_sample``'s questions: MCS items of five graded answers."""
-    import pandas as pd
-
-    from cultalign.personas.common import LEVELS
-    from cultalign.personas.evaluate import mcs_score_items
-
-    q = release_sample(release, n)
-    items = pd.DataFrame({
-        "instrument": "cp", "item_id": q["question_id"].astype(str), "format": "choice",
-        "context": q["scenario"], "question": q["question"],
-        "options": [json.dumps([str(r[lv]) for lv in LEVELS]) for _, r in q.iterrows()],
-    })
-    score_items, _ = mcs_score_items(items, None, "text", seed=1, country="usa")
-    return [(client.render(it.messages), list(it.options)) for it in score_items]
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--items", type=int, default=60)
     ap.add_argument("--batch-size", type=int, default=16, help="lm-eval's batch size")
     ap.add_argument("--repeats", type=int, default=1)
     ap.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |log-prob difference|")
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "lm_eval_scoring.json"))
     args = ap.parse_args()
 
-    from conftest import default_model_spec, ensure_default_model
 
     from cultalign.models import ModelClient
     from cultalign.models.transformers_backend import TransformersBackend
@@ -180,7 +154,6 @@ def main() -> int:
 
     t = {s: med(s) for s in ("cultalign_onednn", "cultalign_torch", "cultalign_onednn_item_by_item", "lm_eval_hf")}
     diffs = {k: max(abs(a - b) for a, b in zip(v, lm["logprobs"])) for k, v in ours.items()}
-    from compute_bound import bound, gemm_peak, model_sizes, scoring_work
 
     be = backends["onednn"]
     splits = [s for s in (be.split_item(p, opts) for p, opts in items) if s]

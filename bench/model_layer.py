@@ -31,10 +31,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
+import common
+from common import default_model_spec
+
+common.prepare_env()
+ROOT = common.ROOT
 
 from cultalign.models import ChatRequest, ModelClient, RequestCache, SamplingParams, ScoreItem  # noqa: E402
 from cultalign.models.transformers_backend import TransformersBackend  # noqa: E402
@@ -214,7 +215,6 @@ def main():
     ap.add_argument("--cpu-linear", choices=["onednn", "torch"], default="onednn")
     ap.add_argument("--only", default=None, help="comma-separated measurement names (default: all)")
     args = ap.parse_args()
-    from conftest import default_model_spec
 
     spec = default_model_spec(batch_size=16, cpu_linear=args.cpu_linear)
     backend = TransformersBackend(spec)

@@ -30,20 +30,17 @@ import argparse
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+import common
+import pandas as pd
+import yaml
 
-import pandas as pd  # noqa: E402
-import yaml  # noqa: E402
+common.prepare_env()
+ROOT = common.ROOT
 
 # SYNTHETIC: (dilemma, [(reference action, candidate paraphrase), ...], [unrelated candidate actions])
 SYNTHETIC = [

@@ -26,15 +26,16 @@ import argparse
 import json
 import os
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+import common
+
+common.prepare_env()
+ROOT = common.ROOT
 
 from cultalign.pact import expand as pexp  # noqa: E402
 from cultalign.pact.analysis import count_rates_many  # noqa: E402  (imported before any timing)

@@ -28,10 +28,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+import common
+
+common.prepare_env()
+ROOT = common.ROOT
 
 from cultalign.config import load_config  # noqa: E402
 from cultalign.personas import audit as A  # noqa: E402
@@ -58,7 +58,7 @@ def run(label: str, release: Path, cfg: dict, embed) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--batch-size", type=int, default=None, help="default: personas.audit.embedding_batch_size")
     ap.add_argument("--kernels", default="torch,onednn")
     ap.add_argument("--no-per-row", action="store_true", help="time only the batched path (no comparison)")

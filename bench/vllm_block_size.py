@@ -35,12 +35,11 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
+import common
+from common import VLLM_PY, default_model_spec, ensure_default_model, release_sample
 
-VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
+common.prepare_env()
+ROOT = common.ROOT
 LIKERT = ["Strongly disagree", "Disagree", "Neither agree nor disagree", "Agree", "Strongly agree"]
 LETTERS = ["Answer: A", "Answer: B"]
 
@@ -84,8 +83,6 @@ def worker(block_size: int, prompts_file: str, out_file: str, model: str, engine
 
 
 def build_prompts(release: Path, n: int) -> dict[str, list[str]]:
-    from conftest import default_model_spec, ensure_default_model
-    from lm_eval_scoring import release_sample
 
     from cultalign.models import ChatRequest, ModelClient
 
@@ -105,12 +102,11 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=48)
     ap.add_argument("--block-sizes", type=int, nargs="+", default=[128, 32])
     ap.add_argument("--cpus", type=int, default=1, help="CPUs each engine process is pinned to")
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "vllm_block_size.json"))
     args = ap.parse_args()
     if not VLLM_PY.exists():
         sys.exit(f"no {VLLM_PY} (bash setup/vllm_cpu_venv.sh makes it)")
-    from conftest import ensure_default_model
 
     prompts = build_prompts(Path(args.release), args.prompts)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",

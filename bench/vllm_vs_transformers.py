@@ -27,31 +27,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "bench"))
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+import common
+from common import VLLM_PY, build_items, default_model_spec, oeg_prompts
+
+common.prepare_env()
 os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-
-VLLM_PY = ROOT / ".venv-vllm" / "bin" / "python"
-
-
-def oeg_texts(release: Path, n: int) -> list[str]:
-    """Open-ended questions: ``release_sample``'s questions asked without options."""
-    from lm_eval_scoring import release_sample
-
-    q = release_sample(release, n)
-    return [f"{r['scenario']}\n\n{r['question']}\nAnswer in two sentences." for _, r in q.iterrows()]
-
-
-def oeg_prompts(release: Path, n: int, client) -> list[str]:
-    """``oeg_texts`` rendered with the model's chat template."""
-    from cultalign.models import ChatRequest
-
-    return [client.render(ChatRequest.make(t).messages) for t in oeg_texts(release, n)]
+ROOT = common.ROOT
 
 
 def main() -> int:
@@ -59,15 +41,13 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=60)
     ap.add_argument("--gen-prompts", type=int, default=16)
     ap.add_argument("--gen-tokens", type=int, default=40)
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "vllm_vs_transformers.json"))
     args = ap.parse_args()
     if not VLLM_PY.exists():
         print(f"{VLLM_PY.relative_to(ROOT)} missing: run `bash setup/vllm_cpu_venv.sh`", file=sys.stderr)
         return 2
 
-    from conftest import default_model_spec
-    from lm_eval_scoring import build_items
 
     from cultalign.models import ModelClient, SamplingParams
 

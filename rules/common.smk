@@ -22,11 +22,10 @@ if SRC not in sys.path:
 os.environ.update(
     PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)
 )
-# torch's OpenMP threads spin-wait between parallel regions by default: on a
-# shared or oversubscribed node (more runnable threads than cores) one decode
-# step of a 135M model took ~7 s instead of ~0.15 s (measured, load ~7 on 2
-# cores).  PASSIVE makes waiting threads sleep; a user's own setting wins.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from cultalign.core.environment import quiet_openmp
+
+# OpenMP threads sleep while waiting (before any job imports torch; docstring of the module)
+quiet_openmp()
 
 from cultalign.core.codehash import code_hash
 from cultalign.core.inputs import input_key_map, keys_of_files

@@ -100,6 +100,6 @@ rc=0
 # the vLLM stand-in jobs run their engine in the worker's own process (config/rehearsal.yaml)
 VLLM_ENABLE_V1_MULTIPROCESSING=0 .venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}" || rc=$?
 echo "[rehearsal] snakemake ended (exit $rc) after $(( SECONDS - t0 )) s; what it ran:"
-PYTHONPATH=src .venv/bin/python -m cultalign.core.runlog "$(ls -t .snakemake/log/*.snakemake.log | head -1)" \
+PYTHONPATH=src .venv/bin/python -m cultalign.runlog "$(ls -t .snakemake/log/*.snakemake.log | head -1)" \
   --configfile "${CONFIGS[@]}" || true
 exit "$rc"

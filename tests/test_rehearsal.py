@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 
 from conftest import SHARED_DATA, copy_worktree, ensure_default_model
-from cultalign.core.runlog import parse_log, summary
 from cultalign.core.tables import read_tsv
+from cultalign.runlog import parse_log, summary
 from test_slurm import _cluster_problem, wait_for_empty_queue
 from tests.core.test_rehearsal_config import NETWORK_RULES
 from workflow import logs_with_logging_errors, model_rules, paper_stand_ins, planned_jobs, rules_of

@@ -3,9 +3,8 @@ from cultalign.planning import Tokens, plan, totals
 
 job = Job(snakemake)
 p = job.params
-cfg = {k: getattr(p, k) for k in ("studies", "models", "default_model", "planning", "pact", "personas",
-                                     "monopolet")}
-table = plan(cfg, Tokens.from_dir(job.input.tokenizer))
+cfg = {k: getattr(p, k) for k in ("studies", "models", "planning", "pact", "personas", "monopolet")}
+table = plan(cfg, Tokens.from_dir(job.input.tokenizer), p.default_model)
 sums = totals(table)
 for path, t in ((job.output.table, table), (job.output.totals, sums)):
     job.write_table(t, path, counts={"rules": table["rule"].nunique(), "rows": len(table)},

@@ -11,24 +11,22 @@ Snakefile is parsed).
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 
+from .core.paths import schema_dir as default_schema_dir
 from .core.yamlload import safe_load
-
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "config" / "schema"
 
 
 class ConfigError(ValueError):
     """Raised for an invalid config; the message names every offending key."""
 
 
-def load_schema(schema_dir: str | Path = SCHEMA_DIR) -> dict:
-    schema_dir = Path(schema_dir)
+def load_schema(schema_dir: str | Path | None = None) -> dict:
+    """The merged schema of ``schema_dir`` (default: the workflow's ``config/schema/``)."""
+    schema_dir = Path(schema_dir) if schema_dir is not None else default_schema_dir()
     core = safe_load((schema_dir / "core.yaml").read_text())
     for frag in sorted(schema_dir.glob("*.yaml")):
         if frag.name == "core.yaml":
@@ -82,10 +80,10 @@ def _fill_defaults(schema: dict, instance: Any) -> None:
                 _fill_defaults(addl, value)
 
 
-def schema_file_of(key: str, schema_dir: str | Path = SCHEMA_DIR) -> str:
+def schema_file_of(key: str, schema_dir: str | Path | None = None) -> str:
     """The schema file (repo-relative) that describes config ``key`` (a dotted path)."""
     section = key.split(".")[0].split("[")[0]
-    frag = Path(schema_dir) / f"{section}.yaml"
+    frag = Path(schema_dir if schema_dir is not None else default_schema_dir()) / f"{section}.yaml"
     name = frag.name if section != "core" and frag.exists() else "core.yaml"
     return f"config/schema/{name}"
 
@@ -248,11 +246,6 @@ def check_model_refs(config: dict, schema: dict | None = None) -> None:
             + "\n  ".join(f"config key '{k}': {v!r} is not declared under `models:`" for k, v in bad)
             + f"\n  declared: {', '.join(sorted(declared)) or '(none)'}"
         )
-
-
-def config_hash(config: dict) -> str:
-    blob = json.dumps(config, sort_keys=True, default=str).encode()
-    return hashlib.sha256(blob).hexdigest()[:16]
 
 
 # -- scheduler resources of model jobs (used by rules/common.smk) ---------------

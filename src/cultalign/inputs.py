@@ -268,9 +268,10 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m cultalign.inputs [configfile ...]``: the preflight table of config/config.yaml
     with the given config files layered on it, printed as TSV."""
     from .config import load_config, load_schema
+    from .core.paths import workflow_root
 
     argv = sys.argv[1:] if argv is None else argv
-    root = Path(__file__).resolve().parents[2]
+    root = workflow_root()
     schema = load_schema()
     config = load_config(root / "config" / "config.yaml", *argv, schema=schema)
     sys.stdout.write(to_tsv(external_inputs(config, schema, root)))

@@ -25,11 +25,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from .core.paths import workflow_root
 from .models.families import reasoning_reserve
 
 COLUMNS = ["study", "rule", "model", "backend", "gpus", "params_b", "jobs", "requests", "prompt_tokens",
            "generated_tokens", "generated_tokens_per_s", "gpu_hours", "basis"]
-DEMO = Path(__file__).resolve().parents[2] / "resources" / "demo"
+
+
+def demo_dir() -> Path:
+    """The demo inputs of the workflow (``resources/demo/``)."""
+    return workflow_root() / "resources" / "demo"
 
 
 # ---------------------------------------------------------------- arithmetic
@@ -119,7 +124,7 @@ class Tokens:
 
     def __init__(self, tokenizer):
         self.tok = tokenizer
-        self._pool = " ".join((DEMO / "personas" / "corpus" / "usa.txt").read_text(encoding="utf-8").split())
+        self._pool = " ".join((demo_dir() / "personas" / "corpus" / "usa.txt").read_text(encoding="utf-8").split())
 
     @classmethod
     def from_dir(cls, path: str | Path) -> Tokens:
@@ -187,8 +192,8 @@ def _pact(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     P = cfg["pact"]
     cap = int(P["construct"]["max_field_chars"])
     f = tk.filled(cap)
-    nd = pd.read_csv(DEMO / "pact" / "normad_demo.csv", dtype=str).iloc[0]
-    ca = json.loads((DEMO / "pact" / "cultureatlas_demo.json").read_text(encoding="utf-8"))[0]
+    nd = pd.read_csv(demo_dir() / "pact" / "normad_demo.csv", dtype=str).iloc[0]
+    ca = json.loads((demo_dir() / "pact" / "cultureatlas_demo.json").read_text(encoding="utf-8"))[0]
     n_normad = _size(sizes.get("normad_scenarios"), lambda: _rows(P["sources"]["normad"]["path"]),
                      "pact normad scenarios", "pact.normad_scenarios")
     n_ca_rows = _size(sizes.get("cultureatlas_rows"), lambda: _rows(P["sources"]["cultureatlas"]["path"]),
@@ -328,9 +333,9 @@ def _personas(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
             work.append(Work("personas", rule, gen, 0, len(countries) * n, p + yes_no, 0,
                              f"{len(countries)} countries x {what} (yes/no check, scored)"))
     # evaluation: MCS option scoring and OEG generation of every instrument item, per country and priming
-    demo = {"statement": load_instrument("likert_tsv", DEMO / "personas/instruments/demo_likert.tsv", "demo"),
-            "trait": load_instrument("trait", DEMO / "personas/instruments/demo_trait.csv", "demo"),
-            "big5chat": load_instrument("big5chat", DEMO / "personas/instruments/demo_big5chat.csv", "demo")}
+    demo = {"statement": load_instrument("likert_tsv", demo_dir() / "personas/instruments/demo_likert.tsv", "demo"),
+            "trait": load_instrument("trait", demo_dir() / "personas/instruments/demo_trait.csv", "demo"),
+            "big5chat": load_instrument("big5chat", demo_dir() / "personas/instruments/demo_big5chat.csv", "demo")}
     priming = list(P["priming"])
     persona = persona_prompt(name, [norm] * int(P["priming_n_norms"]))
     mode = P["mcs"]["score"]
@@ -378,7 +383,7 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
 
     n_dil = _size(sizes.get("dilemmas"), manifest_dilemmas, "monopolet dilemmas", "monopolet.dilemmas")
     sol = float(sizes.get("solutions_per_answer") or M["extraction"]["max_solutions"])
-    script = " ".join(line.split(":", 1)[-1] for line in (DEMO / "monopolet/scripts/demo_ep01.txt").read_text(
+    script = " ".join(line.split(":", 1)[-1] for line in (demo_dir() / "monopolet/scripts/demo_ep01.txt").read_text(
         encoding="utf-8").splitlines() if not line.startswith("#"))
     dilemma = tk.filled(int(M["extraction"]["max_dilemma_chars"]), script)
     summary = tk.filled(300, script)
@@ -427,14 +432,15 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     return work
 
 
-def plan(cfg: dict, tokens: Tokens) -> pd.DataFrame:
-    """The planning table of a validated config (``cultalign.config.load_config``)."""
+def plan(cfg: dict, tokens: Tokens, default_model: str | None = None) -> pd.DataFrame:
+    """The planning table of a validated config (``cultalign.config.load_config``); ``default_model``:
+    the model of rule smoke_generate (the first under ``models:`` of the config file, when not given)."""
     planning = cfg["planning"]
     sizes = planning.get("input_sizes") or {}
     studies = cfg.get("studies") or ["pact", "personas", "monopolet"]
     # rule smoke_generate (scripts/models/smoke_generate.py): two 24-token generations and one
-    # yes/no item on the default model (the workflow's first under models: ``default_model``)
-    smoke = cfg.get("default_model") or next(iter(cfg["models"]))
+    # yes/no item on the default model (the workflow's first under models:)
+    smoke = default_model or next(iter(cfg["models"]))
     work: list[Work] = [Work("models", "smoke_generate", smoke, 1, 2, tokens.chat("Name one greeting custom in Japan."),
                              24, "2 generations"),
                         Work("models", "smoke_generate", smoke, 0, 1,

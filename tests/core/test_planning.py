@@ -137,3 +137,14 @@ def test_every_model_rule_of_the_paper_dag_is_planned(paper_cfg, smollm2_dir, tm
     beh = df[df["rule"] == "pact_behaviour"].iloc[0]
     assert 150 < beh["prompt_tokens"] / beh["requests"] < 1000
     assert isinstance(totals(df), pd.DataFrame)
+
+
+def test_smoke_model_is_given_apart_from_the_config(paper_cfg):
+    """The smoke test's model comes as its own argument (the rule's param: config mappings reach
+    scripts with sorted keys, so the config's first model cannot be read from them); the config
+    itself carries no key of that name."""
+    tk = Tokens(FakeTokenizer())
+    second = list(paper_cfg["models"])[1]
+    assert list(_rows(plan(paper_cfg, tk, second), "smoke_generate").index) == [second]
+    assert list(_rows(plan({**paper_cfg, "default_model": second}, tk), "smoke_generate").index) == [
+        next(iter(paper_cfg["models"]))]

@@ -2,7 +2,7 @@
 
 Each test names the fault it injects (see docs/reliability.md): a changed digit
 inside a stored value, a job's own file overwritten or truncated, another job's
-file damaged, a file of an older version (no checksums), a file being created.
+file damaged, a file without checksums, a file being created.
 """
 
 from __future__ import annotations
@@ -148,29 +148,41 @@ def test_fault_cache_file_being_created_is_skipped_silently(tmp_path, caplog):
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]  # progress lines are INFO
 
 
-def test_fault_cache_legacy_file_without_checksums_is_served_and_warned_once(tmp_path, caplog):
-    """Files of the version before checksums: entries served unverified (one warning per file), own file migrated."""
-    ref, path = fill(tmp_path, writer="job-b")
-    con = sqlite3.connect(path)  # rebuild it in the old layout (no checksum column)
+def _drop_checksums(path):
+    con = sqlite3.connect(path)  # the same entries in a table without the checksum column
     con.executescript("""
         CREATE TABLE old (key TEXT PRIMARY KEY, kind TEXT NOT NULL, request TEXT NOT NULL,
                           response TEXT NOT NULL, created REAL NOT NULL);
         INSERT INTO old SELECT key, kind, request, response, created FROM requests;
         DROP TABLE requests; ALTER TABLE old RENAME TO requests;""")
     con.close()
+
+
+@pytest.mark.parametrize("whose", ["own", "other"])
+def test_fault_cache_file_without_checksums_is_moved_aside_and_recomputed(tmp_path, caplog, whose):
+    """A file whose entries cannot be checked is never served: moved aside like a damaged file."""
+    ref, path = fill(tmp_path, writer="job-b")
+    _drop_checksums(path)
     caplog.set_level(logging.WARNING, logger="cultalign.models.cache")
-    got, backend, client = rerun(tmp_path, "job-a")
-    assert backend.scored == 0 and [g.logprobs for g in got] == [r.logprobs for r in ref]
-    assert client.cache.events["unverified_hits"] == N_ITEMS
-    client.score_options(items())
-    warned = [r for r in caplog.records if "before cache checksums" in r.getMessage()]
-    assert len(warned) == 1 and str(path) in warned[0].getMessage()
-    # as a job's own file it is migrated in place: old entries kept, new ones checksummed
-    cache = RequestCache(tmp_path, "m", writer="job-b")
-    cache.put_many([("new", "score", {}, {"logprobs": [-1.0], "token_counts": [1]})])
-    row = sqlite3.connect(path).execute("SELECT response, checksum FROM requests WHERE key='new'").fetchone()
-    assert row[1] == value_checksum(row[0])
-    assert len(cache.get_many([f"k{i}" for i in range(3)] + ["new"])) == 1
+    got, backend, client = rerun(tmp_path, "job-b" if whose == "own" else "job-a")
+    assert backend.scored == N_ITEMS and [g.logprobs for g in got] == [r.logprobs for r in ref]
+    assert client.cache.events["files_moved_aside"] == 1
+    assert len(corrupt_files(tmp_path)) == 1 and corrupt_files(tmp_path)[0].startswith("job-b.sqlite.corrupt-")
+    assert [r for r in caplog.records if "no checksum column" in r.getMessage() and str(path) in r.getMessage()]
+    if whose == "own":  # the new own file checksums every entry
+        rows = sqlite3.connect(path).execute("SELECT response, checksum FROM requests").fetchall()
+        assert len(rows) == N_ITEMS and all(c == value_checksum(r) for r, c in rows)
+
+
+def test_compact_moves_a_file_without_checksums_aside(tmp_path):
+    from cultalign.models.cache import compact
+
+    fill(tmp_path, writer="job-a")
+    _, path = fill(tmp_path / "b", writer="job-b")
+    _drop_checksums(path)
+    path.rename(tmp_path / "m" / "job-b.sqlite")
+    assert compact(tmp_path / "m") == N_ITEMS
+    assert corrupt_files(tmp_path) and corrupt_files(tmp_path)[0].startswith("job-b.sqlite.corrupt-")
 
 
 ORPHAN = """

@@ -97,7 +97,7 @@ def test_fault_sidecar_stale_part_fails_the_gathering_reader(tmp_path):
         summed_counts(parts)
 
 
-def test_fault_sidecar_legacy_without_hash_is_read_unchecked(tmp_path):
+def test_fault_sidecar_without_hash_fails_the_reader(tmp_path):
     import json
 
     t = tmp_path / "t.tsv"
@@ -106,7 +106,9 @@ def test_fault_sidecar_legacy_without_hash_is_read_unchecked(tmp_path):
     del rec["table_sha256"]
     sidecar_path(t).write_text(json.dumps(rec))
     t.write_text("a\n2\n")
-    assert read_sidecar(t)["rule"] == "r"
+    with pytest.raises(StaleSidecarError, match="table_sha256"):
+        read_sidecar(t)
+    assert read_sidecar(t, verify=False)["rule"] == "r"
 
 
 def test_sidecar_of_a_folder_ignores_the_marker_snakemake_adds_and_sees_real_changes(tmp_path):

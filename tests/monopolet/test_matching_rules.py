@@ -3,6 +3,7 @@ rule, the ``decision`` column, the judge prompt's worked examples and the
 labelled judge-evaluation set.  The judge itself is replaced by a fake that
 records what it is asked."""
 
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -11,7 +12,6 @@ import pytest
 from cultalign.config import load_config
 
 from cultalign.models import ParsedResult
-from cultalign.monopolet.judge_eval import NEGATIVE, POSITIVE, confusion, labelled_pairs
 from cultalign.monopolet.matching import (
     RULES,
     candidate_pairs,
@@ -34,6 +34,9 @@ from cultalign.monopolet.metrics import (
 from .monopolet_settings import judge_settings, prefilter_settings
 
 ROOT = Path(__file__).resolve().parents[2]
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from monopolet_judge import NEGATIVE, POSITIVE, confusion, labelled_pairs  # noqa: E402  (the judge benchmark's set)
 
 
 class FakeJudgeClient:

@@ -212,7 +212,7 @@ def bootstrap_rate_ci(values, n_boot: int, seed: int, level: float = 0.95) -> tu
 
 def test_binomial_bootstrap_equals_resampling_bootstrap():
     x = np.r_[np.ones(37), np.zeros(63)]
-    lo1, hi1 = analysis.binomial_bootstrap_ci(37, 100, n_boot=4000, seed=1)
+    lo1, hi1 = analysis.binomial_bootstrap_ci(37, 100, n_boot=4000, seed=1, item=("t", "row"))
     lo2, hi2 = bootstrap_rate_ci(x, n_boot=4000, seed=2)
     assert abs(lo1 - lo2) <= 0.02 and abs(hi1 - hi2) <= 0.02
 

@@ -248,6 +248,29 @@ def test_rates_by_model_counts_and_binomial_ci():
     assert list(analysis.rates_by_model(d, [], 100, 1)["model"]) == ["m1", "m2", "m3"]
 
 
+def test_bootstrap_rows_draw_their_own_streams():
+    # two rows with equal counts: with one stream for the whole table their CIs were identical
+    d = pd.DataFrame({"model": ["m1"] * 20000 + ["m2"] * 20000, "configuration": "c",
+                      "decision": ([ALLOW] * 7000 + [FOLLOW] * 13000) * 2})
+    t = analysis.rates_by_model(d, [], n_boot=200, seed=1)
+    assert t.allow_rate.iloc[0] == t.allow_rate.iloc[1]
+    assert (t.ci_low.iloc[0], t.ci_high.iloc[0]) != (t.ci_low.iloc[1], t.ci_high.iloc[1])
+    r = analysis.rates_by(d, ["model", "configuration"], n_boot=200, seed=1).set_index(["factor", "level"])
+    assert tuple(r.loc[("model", "m1"), ["ci_low", "ci_high"]]) != tuple(r.loc[("model", "m2"), ["ci_low", "ci_high"]])
+    # the same row in another table draws another stream; the same table and row, the same one
+    again = analysis.rates_by_model(d, [], n_boot=200, seed=1)
+    other = analysis.rates_by_model(d, [], n_boot=200, seed=1, table="another")
+    assert again.equals(t) and not other[["ci_low", "ci_high"]].equals(t[["ci_low", "ci_high"]])
+    pairs = [{"comparison": "x", "a": "m1", "b": "m2"}, {"comparison": "y", "a": "m1", "b": "m2"}]
+    p = analysis.model_pair_rates(d, pairs, n_boot=200, seed=1)
+    assert (p.ci_low.iloc[0], p.ci_high.iloc[0]) != (p.ci_low.iloc[1], p.ci_high.iloc[1])
+    bins = analysis.add_preference_bins(d.assign(personal_preference="avoid caffeine for health",
+                                                 demo_ablation="full_demo"))
+    b = analysis.preference_bins(bins, n_boot=200, seed=1).set_index(["grouping", "model", "level"])
+    cis = [tuple(b.loc[("strength", m, "strong"), ["ci_low", "ci_high"]]) for m in ("m1", "m2")]
+    assert cis[0] != cis[1]
+
+
 def test_model_pair_rates_by_hand_and_figure4(tmp_path):
     # base: 1 allow of 4 valid (+1 UNKNOWN, not counted); instruct: 3 of 4; large model absent
     dec = ([ALLOW, FOLLOW, FOLLOW, FOLLOW, UNKNOWN] + [ALLOW, ALLOW, ALLOW, FOLLOW])

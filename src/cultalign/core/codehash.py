@@ -18,8 +18,10 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+from .paths import SOURCE_DIR
+
 PACKAGE = "cultalign"
-SRC = Path(__file__).resolve().parents[2]  # .../src
+SRC = SOURCE_DIR  # .../src
 
 
 def _module_file(name: str) -> Path | None:

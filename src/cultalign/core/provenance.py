@@ -16,8 +16,7 @@ A sidecar is written atomically right after its table and carries the table's
 content hash (``table_sha256``); :func:`read_sidecar` checks it, so a sidecar
 left beside a table it does not describe (an older run's, a table rewritten by
 hand) fails the reader naming both files instead of passing on stale
-provenance.  Sidecars written before the hash existed carry none and are read
-unchecked.
+provenance.  A sidecar without the hash fails the reader the same way.
 """
 
 from __future__ import annotations
@@ -189,6 +188,9 @@ def read_sidecar(table: str | Path, verify: bool = True) -> dict[str, Any]:
     except ValueError as e:
         raise StaleSidecarError(f"{p}: the provenance sidecar of {table} is not valid JSON ({e}): it is damaged; "
                                 f"{rebuild_hint(table)}") from e
+    if verify and "table_sha256" not in rec:
+        raise StaleSidecarError(f"{p} records no table hash (table_sha256), so it cannot be checked against "
+                                f"{table}; rerun the rule that writes {table} (or delete both files)")
     want = rec.get("table_sha256")
     if verify and want is not None:
         have = content_hash(table)

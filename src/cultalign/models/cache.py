@@ -30,10 +30,9 @@ Damage is never served and never deleted:
   writer waits for the orphan to finish (logged, naming its pid), then finds
   the orphan's requests in the cache instead of writing the same file at the
   same time;
-* entries written before checksums existed (files of an older version, whose
-  ``checksum`` is empty) are served, as they always were, and counted in one
-  warning per file: there is nothing to check them against.  Delete or move
-  the file to recompute them.
+* a file without the ``checksum`` column has nothing to check its entries
+  against: it is moved aside like a damaged file, and its requests are
+  recomputed.
 """
 
 from __future__ import annotations
@@ -168,6 +167,10 @@ def release_writer_lock(lock: str) -> None:
         os.close(entry[0])  # closing the descriptor releases the flock
 
 
+# a file whose requests table has no checksum column: nothing to check its entries against
+NO_CHECKSUMS = "integrity check: no checksum column, so no entry can be checked"
+
+
 def _has_checksum(conn: sqlite3.Connection) -> bool:
     return any(row[1] == "checksum" for row in conn.execute("PRAGMA table_info(requests)"))
 
@@ -180,11 +183,9 @@ class RequestCache:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.writer = slugify(writer or f"{os.uname().nodename}-{os.getpid()}")
         self.path = self.folder / f"{self.writer}.sqlite"
-        # damage seen by this process: checksum mismatches, files moved aside, legacy entries served
-        self.events: dict[str, int] = {"checksum_mismatches": 0, "files_moved_aside": 0, "unverified_hits": 0}
+        # damage seen by this process: checksum mismatches, files moved aside
+        self.events: dict[str, int] = {"checksum_mismatches": 0, "files_moved_aside": 0}
         self._readers: dict[Path, sqlite3.Connection] = {}
-        self._reader_checksum: dict[Path, bool] = {}
-        self._legacy_warned: set[Path] = set()
         self._lock = acquire_writer_lock(self.path)
         self._conn = self._open_own()
 
@@ -211,8 +212,8 @@ class RequestCache:
             conn.execute("PRAGMA journal_mode=DELETE")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute(SCHEMA_SQL)
-            if not _has_checksum(conn):  # a file of an older version: its entries stay, unverified
-                conn.execute("ALTER TABLE requests ADD COLUMN checksum TEXT")
+            if not _has_checksum(conn):
+                raise sqlite3.DatabaseError(NO_CHECKSUMS)
             conn.commit()
         except sqlite3.DatabaseError:
             conn.close()
@@ -241,7 +242,10 @@ class RequestCache:
                 return None  # gone (moved aside by another reader) or not readable now
             try:
                 c.execute("SELECT 1 FROM requests LIMIT 1").fetchall()
-                self._reader_checksum[p] = _has_checksum(c)
+                if not _has_checksum(c):
+                    c.close()
+                    self._reader_damaged(p, sqlite3.DatabaseError(NO_CHECKSUMS))
+                    return None
                 return c
             except sqlite3.DatabaseError as e:
                 c.close()
@@ -277,22 +281,17 @@ class RequestCache:
         return conns
 
     def _select(self, p: Path, conn: sqlite3.Connection, keys: list[str]) -> list[tuple[str, str, str | None]]:
-        has_sum = conn is self._conn or self._reader_checksum.get(p, True)  # own file: migrated at open
-        col = "checksum" if has_sum else "NULL"
         rows = []
         for i in range(0, len(keys), 500):
             chunk = keys[i : i + 500]
-            q = f"SELECT key, response, {col} FROM requests WHERE key IN ({','.join('?' * len(chunk))})"
+            q = f"SELECT key, response, checksum FROM requests WHERE key IN ({','.join('?' * len(chunk))})"
             rows.extend(conn.execute(q, chunk).fetchall())
         return rows
 
     def _verified(self, p: Path, rows) -> dict[str, Any]:
         found: dict[str, Any] = {}
-        legacy = 0
         for key, resp, checksum in rows:
-            if checksum is None:
-                legacy += 1
-            elif value_checksum(resp) != checksum:
+            if checksum is None or value_checksum(resp) != checksum:
                 self.events["checksum_mismatches"] += 1
                 log.warning("request cache %s: entry %s does not match its checksum (the stored value was "
                             "changed); treated as a miss and recomputed", p, key)
@@ -302,12 +301,6 @@ class RequestCache:
             except ValueError:
                 self.events["checksum_mismatches"] += 1
                 log.warning("request cache %s: entry %s is not valid JSON; treated as a miss and recomputed", p, key)
-        if legacy:
-            self.events["unverified_hits"] += legacy
-            if p not in self._legacy_warned:
-                self._legacy_warned.add(p)
-                log.warning("request cache %s: %d entr(ies) written before cache checksums are served unverified; "
-                            "move the file aside to recompute them", p, legacy)
         return found
 
     def get_many(self, keys: Iterable[str]) -> dict[str, Any]:
@@ -374,29 +367,29 @@ def compact(folder: str | os.PathLike, into: str = "merged") -> int:
     """Merge every writer file of a model folder into ``<into>.sqlite``; returns rows.
 
     Entries whose value does not match its checksum are left out (warned); a
-    damaged file is moved aside, not merged; legacy entries keep an empty checksum."""
+    damaged file (or one without checksums) is moved aside, not merged."""
     folder = Path(folder)
     target = folder / f"{slugify(into)}.sqlite"
     conn = sqlite3.connect(target)
     conn.execute(SCHEMA_SQL)
-    if not _has_checksum(conn):
-        conn.execute("ALTER TABLE requests ADD COLUMN checksum TEXT")
     for p in sorted(folder.glob("*.sqlite")):
         if p == target:
             continue
         try:
             src = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-            col = "checksum" if _has_checksum(src) else "NULL"
-            rows = src.execute(f"SELECT key, kind, request, response, created, {col} FROM requests").fetchall()
+            if not _has_checksum(src):
+                src.close()
+                raise sqlite3.DatabaseError(NO_CHECKSUMS)
+            rows = src.execute("SELECT key, kind, request, response, created, checksum FROM requests").fetchall()
             src.close()
         except sqlite3.DatabaseError as e:
-            if not is_corrupt(e):
+            if not (is_corrupt(e) or str(e) == NO_CHECKSUMS):
                 raise
             move_aside(p, f"{type(e).__name__}: {e}")
             continue
         good = []
         for r in rows:
-            if r[5] is not None and value_checksum(r[3]) != r[5]:
+            if r[5] is None or value_checksum(r[3]) != r[5]:
                 log.warning("request cache %s: entry %s does not match its checksum; not merged", p, r[0])
                 continue
             good.append(r)

@@ -13,6 +13,8 @@ import importlib
 import importlib.util
 import json
 import logging
+import shutil
+import tempfile
 from pathlib import Path
 
 from ..core.provenance import dist_version
@@ -53,6 +55,21 @@ def convert_gguf_package(package: str, dest: str | Path, dtype: str = "float32")
     tok.save_pretrained(dest)
     (dest / "SOURCE.json").write_text(json.dumps(
         {"package": package, "gguf": gguf.name, "version": dist_version(package), "dtype": dtype}, indent=2))
+    return dest
+
+
+def ensure_gguf_model(package: str, dest: str | Path) -> Path:
+    """``dest`` holding the model of ``package`` (``convert_gguf_package``), converted once: into a
+    temporary folder beside it, renamed into place (a concurrent conversion that wins is kept)."""
+    dest = Path(dest)
+    if not (dest / "config.json").exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=dest.parent, prefix=".convert-"))
+        convert_gguf_package(package, tmp)
+        try:
+            tmp.rename(dest)
+        except OSError:  # another process won the race
+            shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
 

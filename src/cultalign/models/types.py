@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, fields
+from functools import lru_cache
 from typing import Any
 
 BACKENDS = ("transformers", "vllm", "openai")
@@ -15,18 +17,24 @@ SCORING = ("full", "first_token", "none")
 DROPPABLE_PARAMS = ("temperature", "top_p", "seed", "stop")
 
 
-def _model_defaults() -> dict[str, Any]:
-    """Defaults of a ``models:`` entry, read from the config schema (the one place they are defined)."""
-    from pathlib import Path
+class _SchemaDefault:
+    """The default of a ``ModelSpec`` field: the schema's, read when the first spec is made."""
 
+    def __repr__(self) -> str:
+        return "<schema default>"
+
+
+SCHEMA_DEFAULT: Any = _SchemaDefault()
+
+
+@lru_cache(maxsize=1)
+def model_defaults() -> dict[str, Any]:
+    """Defaults of a ``models:`` entry, read from the config schema (the one place they are defined)."""
+    from cultalign.core.paths import schema_dir
     from cultalign.core.yamlload import safe_load
 
-    core = Path(__file__).resolve().parents[3] / "config" / "schema" / "core.yaml"
-    props = safe_load(core.read_text())["properties"]["models"]["additionalProperties"]["properties"]
-    return {k: v.get("default") for k, v in props.items()}
-
-
-_D = _model_defaults()
+    props = safe_load((schema_dir() / "core.yaml").read_text())["properties"]["models"]["additionalProperties"]
+    return {k: v.get("default") for k, v in props["properties"].items()}
 
 
 @dataclass(frozen=True)
@@ -40,31 +48,36 @@ class ModelSpec:
     """
 
     name: str
-    backend: str = _D["backend"]
-    source: str = _D["source"]  # pypi-gguf | hub | api | local: how the local folder is made
-    package: str | None = _D["package"]  # PyPI package shipping the GGUF (source pypi-gguf)
-    path: str | None = _D["path"]
-    hub_id: str | None = _D["hub_id"]
-    display_name: str | None = _D["display_name"]  # name in figures only (never part of a request or cache key)
-    revision: str | None = _D["revision"]
-    dtype: str = _D["dtype"]
-    max_context: int = _D["max_context"]
-    chat_template: str | None = _D["chat_template"]  # None: tokenizer's; "plain": built-in for base models
-    batch_size: int = _D["batch_size"]
-    max_batch_tokens: int | None = _D["max_batch_tokens"]  # transformers: token positions per generation batch
-    tensor_parallel_size: int = _D["tensor_parallel_size"]
-    gpu_memory_utilization: float = _D["gpu_memory_utilization"]
-    kind: str = _D["kind"]  # instruct | base
-    base_url: str | None = _D["base_url"]  # openai backend
-    api_key_env: str | None = _D["api_key_env"]  # openai backend: name of the env var holding the key
-    threads: int | None = _D["threads"]  # CPU threads for the transformers backend
-    cpu_linear: str = _D["cpu_linear"]  # onednn | torch: kernel for linear layers on the CPU
-    extra: dict = field(default_factory=lambda: dict(_D["extra"]))
-    scoring: str | None = _D["scoring"]  # full | first_token | none; None: by backend (capabilities.scoring_of)
-    unsupported_params: list = field(default_factory=lambda: list(_D["unsupported_params"]))
-    family: str | None = _D["family"]  # provider family (cultalign.models.families)
-    reasoning_effort: str | None = _D["reasoning_effort"]  # None: the provider's / template's default
-    reasoning_tokens: int = _D["reasoning_tokens"]  # reserve for reasoning, added to every visible budget
+    backend: str = SCHEMA_DEFAULT
+    source: str = SCHEMA_DEFAULT  # pypi-gguf | hub | api | local: how the local folder is made
+    package: str | None = SCHEMA_DEFAULT  # PyPI package shipping the GGUF (source pypi-gguf)
+    path: str | None = SCHEMA_DEFAULT
+    hub_id: str | None = SCHEMA_DEFAULT
+    display_name: str | None = SCHEMA_DEFAULT  # name in figures only (never part of a request or cache key)
+    revision: str | None = SCHEMA_DEFAULT
+    dtype: str = SCHEMA_DEFAULT
+    max_context: int = SCHEMA_DEFAULT
+    chat_template: str | None = SCHEMA_DEFAULT  # None: tokenizer's; "plain": built-in for base models
+    batch_size: int = SCHEMA_DEFAULT
+    max_batch_tokens: int | None = SCHEMA_DEFAULT  # transformers: token positions per generation batch
+    tensor_parallel_size: int = SCHEMA_DEFAULT
+    gpu_memory_utilization: float = SCHEMA_DEFAULT
+    kind: str = SCHEMA_DEFAULT  # instruct | base
+    base_url: str | None = SCHEMA_DEFAULT  # openai backend
+    api_key_env: str | None = SCHEMA_DEFAULT  # openai backend: name of the env var holding the key
+    threads: int | None = SCHEMA_DEFAULT  # CPU threads for the transformers backend
+    cpu_linear: str = SCHEMA_DEFAULT  # onednn | torch: kernel for linear layers on the CPU
+    extra: dict = SCHEMA_DEFAULT
+    scoring: str | None = SCHEMA_DEFAULT  # full | first_token | none; None: by backend (capabilities.scoring_of)
+    unsupported_params: list = SCHEMA_DEFAULT
+    family: str | None = SCHEMA_DEFAULT  # provider family (cultalign.models.families)
+    reasoning_effort: str | None = SCHEMA_DEFAULT  # None: the provider's / template's default
+    reasoning_tokens: int = SCHEMA_DEFAULT  # reserve for reasoning, added to every visible budget
+
+    def __post_init__(self):
+        for f in fields(self):
+            if getattr(self, f.name) is SCHEMA_DEFAULT:
+                object.__setattr__(self, f.name, copy.deepcopy(model_defaults()[f.name]))
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":

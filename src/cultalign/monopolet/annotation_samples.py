@@ -27,6 +27,8 @@ import json
 import numpy as np
 import pandas as pd
 
+from ..core.seeds import derive_seed
+
 DILEMMA_ISSUES = ["Missing", "Mis-Un", "Hall", "Not-In"]
 
 
@@ -76,7 +78,7 @@ def dilemma_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, annotators: i
     """A.2: disjoint samples of valid dilemmas, one per annotator, with their sections."""
     d = dilemmas[dilemmas["valid"].astype(bool)][["dilemma_id", "dilemma"]]
     d = d.merge(sections[["dilemma_id", "episode_id", "summary", "section"]], on="dilemma_id", how="left")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(derive_seed(seed, "monopolet", "analysis", "annotation_dilemmas"))
     order = rng.permutation(len(d))
     rows = []
     for a in range(annotators):
@@ -95,7 +97,8 @@ def solution_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, panel: pd.Da
     p = panel[panel["valid"].astype(bool)][["dilemma_id", "n_raw", "n_solutions", "raw", "solutions"]]
     p = p.merge(dilemmas[["dilemma_id", "dilemma"]], on="dilemma_id").merge(
         sections[["dilemma_id", "section"]], on="dilemma_id", how="left")
-    out = _pick(p.reset_index(drop=True), n, np.random.default_rng(seed)).rename(
+    out = _pick(p.reset_index(drop=True), n,
+                np.random.default_rng(derive_seed(seed, "monopolet", "analysis", "annotation_solutions"))).rename(
         columns={"raw": "first_pass_output", "solutions": "final_solutions"})
     out.insert(0, "item", [f"s{i:04d}" for i in range(len(out))])
     out["issues"] = ""
@@ -105,7 +108,6 @@ def solution_sample(dilemmas: pd.DataFrame, sections: pd.DataFrame, panel: pd.Da
 
 def matching_sample(matchings: dict[str, pd.DataFrame], per_class: int, seed: int) -> pd.DataFrame:
     """A.4: per comparison and dilemma, up to ``per_class`` matched and unmatched candidate solutions."""
-    rng = np.random.default_rng(seed)
     rows = []
     for comparison in sorted(matchings):
         m = matchings[comparison]
@@ -123,6 +125,8 @@ def matching_sample(matchings: dict[str, pd.DataFrame], per_class: int, seed: in
         cand["matched_to"] = [hits.get((d, k), "[]") for d, k in zip(cand["dilemma_id"], cand["solution_cand"])]
         for did, g in cand.groupby("dilemma_id", sort=True):
             for flag in (1, 0):
+                rng = np.random.default_rng(derive_seed(seed, "monopolet", "analysis", "annotation_matchings",
+                                                        comparison, did, flag))
                 pick = _pick(g[g["system_matched"] == flag], per_class, rng)
                 rows.append(pick.assign(comparison=comparison, reference_solutions=refs.get(did, "[]")))
     cols = ["pair_id", "comparison", "dilemma_id", "solution_cand", "action_cand", "stance_cand", "system_matched",

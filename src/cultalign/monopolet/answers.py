@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 
+from ..core.seeds import derive_seed
 from ..models import ChatRequest, SamplingParams
 from .prompts import render
 
@@ -141,9 +142,11 @@ def final_generation(request: ChatRequest, attempts: list[dict], seen: dict[tupl
 def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
                      max_attempts: int | None = None) -> pd.DataFrame:
     """Answers to the valid dilemmas (an empty dilemma cell is the empty string), with how the
-    final attempt ended (``finish_reason``, ``completion_tokens``, ``truncated``)."""
+    final attempt ended (``finish_reason``, ``completion_tokens``, ``truncated``); each dilemma is
+    asked with its own seed, ``derive_seed(params.seed, "monopolet", "text", "answers", dilemma_id)``."""
     todo = dilemmas[dilemmas["valid"].astype(bool)]
-    reqs = [advice_request(d, params) for d in todo["dilemma"].fillna("")]
+    reqs = [advice_request(d, params.with_seed(derive_seed(params.seed, "monopolet", "text", "answers", i)))
+            for i, d in zip(todo["dilemma_id"], todo["dilemma"].fillna(""))]
 
     def parse(text: str) -> str:
         if len(text.split()) < 2:

@@ -20,6 +20,8 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..core.seeds import derive_seed
+
 PHRASE_WORDS = 3
 _CLAUSE = re.compile(r"[^\w\s'-]+|\n+")
 _WORD = re.compile(r"\w+(?:[-']\w+)*")
@@ -93,7 +95,8 @@ def fit_topics(texts: list[str], encoder, n_components, seed: int, min_df: int, 
                top_terms: int = 6):
     from turftopic import SensTopic
 
-    model = SensTopic(n_components=n_components, encoder=encoder, random_state=seed,
+    model = SensTopic(n_components=n_components, encoder=encoder,
+                      random_state=derive_seed(seed, "monopolet", "analysis", "topics"),
                       vectorizer=topic_vectorizer(len(texts), min_df, stop_words))
     doc_topic = model.fit_transform(texts)
     vocab = model.get_vocab()
@@ -149,6 +152,7 @@ def topic_map(doc_topics: pd.DataFrame, seed: int, perplexity: float) -> pd.Data
         return out
     p = min(float(perplexity), max(1.0, (n - 1) / 3))
     init = "pca" if min(n, len(cols)) >= 2 else "random"
-    xy = TSNE(n_components=2, perplexity=p, init=init, random_state=seed).fit_transform(prop)
+    xy = TSNE(n_components=2, perplexity=p, init=init,
+              random_state=derive_seed(seed, "monopolet", "analysis", "topic_map")).fit_transform(prop)
     out["x"], out["y"], out["layout"] = xy[:, 0], xy[:, 1], f"tsne perplexity {p:g}"
     return out

@@ -17,6 +17,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from ..core.seeds import derive_seed
 from ..core.shards import gather
 from ..core.tables import read_tsv
 from .labels import ALLOW, UNKNOWN
@@ -150,17 +151,15 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
     """The section 4 / appendix B tables of a decision table and the decision counts of the main
     models ``models`` (comparison-only models enter Figure 4 and the pair table only); the B.9
     statistics over the ``significance`` subset (``significance_subset``)."""
-    if "preference_theme" not in everything.columns:  # decision tables gathered before the theme bins existed
-        everything = add_preference_bins(everything)
     d = main_decisions(everything, models)
     log.info("main analyses on %d of %d decisions (models %s)", len(d), len(everything), models)
     by_source = figure5_demographic_effects(d, significance, by=("source",))
     return {
         "rates": rates_by(d, FACTORS, n_boot, seed),
-        "by_model_config": rates_by_model(d, ["configuration"], n_boot, seed),
-        "by_model_kind": rates_by_model(everything, ["model_kind"], n_boot, seed),
+        "by_model_config": rates_by_model(d, ["configuration"], n_boot, seed, table="by_model_config"),
+        "by_model_kind": rates_by_model(everything, ["model_kind"], n_boot, seed, table="by_model_kind"),
         "model_pairs": model_pair_rates(everything, model_pairs, n_boot, seed),
-        "by_model": rates_by_model(d, [], n_boot, seed),
+        "by_model": rates_by_model(d, [], n_boot, seed, table="by_model"),
         "chi_square": chi_square_table(d, FACTORS, significance),
         "demographics": demographic_effects(d, significance),
         "figure5_demographics": figure5_demographic_effects(d, significance),
@@ -175,13 +174,16 @@ def behaviour_tables(everything: pd.DataFrame, models: list[str], model_pairs: l
     }, decision_counts(d)
 
 
-def binomial_bootstrap_ci(k: int, n: int, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float]:
+def binomial_bootstrap_ci(k: int, n: int, n_boot: int, seed: int, item: tuple,
+                          level: float = 0.95) -> tuple[float, float]:
     """Percentile bootstrap CI of a rate of k successes in n 0/1 outcomes.  Resampling n
     outcomes with replacement gives Binomial(n, k/n) successes, so this equals the
-    resampling bootstrap without materialising the resamples (paper scale: millions of rows)."""
+    resampling bootstrap without materialising the resamples (paper scale: millions of rows).
+    The draws come from ``derive_seed(seed, "pact", "behaviour", *item)``, ``item`` naming the
+    table and the row (its keys), so no two rows of a table draw the same stream."""
     if n == 0:
         return (float("nan"), float("nan"))
-    draws = np.random.default_rng(seed).binomial(n, k / n, size=n_boot) / n
+    draws = np.random.default_rng(derive_seed(seed, "pact", "behaviour", *item)).binomial(n, k / n, size=n_boot) / n
     a = (1 - level) / 2
     return float(np.quantile(draws, a)), float(np.quantile(draws, 1 - a))
 
@@ -195,7 +197,8 @@ def rates_by(d: pd.DataFrame, factors, n_boot: int, seed: int) -> pd.DataFrame:
         prob = (1 - d["p_follow_culture"]).groupby(d[f]).mean() if "p_follow_culture" in d.columns else None
         for r in c.itertuples(index=False):
             level = getattr(r, f) if f.isidentifier() else r[0]
-            lo, hi = binomial_bootstrap_ci(int(r.n_allow), int(r.n_valid), n_boot, seed)
+            lo, hi = binomial_bootstrap_ci(int(r.n_allow), int(r.n_valid), n_boot, seed,
+                                           ("rates", f, level))
             row = {"factor": f, "level": level, "n": int(r.n), "n_valid": int(r.n_valid),
                    "n_unknown": int(r.n - r.n_valid), "allow_rate": r.allow_rate, "ci_low": lo, "ci_high": hi}
             if prob is not None:
@@ -204,16 +207,19 @@ def rates_by(d: pd.DataFrame, factors, n_boot: int, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int) -> pd.DataFrame:
+def rates_by_model(d: pd.DataFrame, by: list[str], n_boot: int, seed: int, table: str = "") -> pd.DataFrame:
     """Rates per model x (configuration / kind ...) for figures 3 and 4, with binomial bootstrap
     CIs (``binomial_bootstrap_ci``: the resampling bootstrap of 0/1 outcomes without
-    materialising n_boot x n resamples, which at paper scale is gigabytes per group)."""
+    materialising n_boot x n resamples, which at paper scale is gigabytes per group); each row's
+    CI draws from its own seed, labelled with ``table`` (default: the keys) and the row's keys."""
     keys = ["model", *by]
     cols = [*keys, "n", "n_valid", "n_unknown", "allow_rate", "ci_low", "ci_high"]
     t = count_rates(d, keys).sort_values(keys, kind="stable", na_position="last")
     rows = []
+    label = table or "|".join(keys)
     for r in t.itertuples(index=False):
-        lo, hi = binomial_bootstrap_ci(int(r.n_allow), int(r.n_valid), n_boot, seed)
+        lo, hi = binomial_bootstrap_ci(int(r.n_allow), int(r.n_valid), n_boot, seed,
+                                       (label, *r[:len(keys)]))
         rows.append({**{k: v for k, v in zip(keys, r[:len(keys)])}, "n": int(r.n), "n_valid": int(r.n_valid),
                      "n_unknown": int(r.n - r.n_valid), "allow_rate": r.allow_rate, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=cols)
@@ -243,7 +249,7 @@ def per_model_tables(d: pd.DataFrame, everything: pd.DataFrame, n_boot: int, see
         data = everything if who == "all" else d
         if any(k not in data.columns for k in keys) or data.empty:
             continue
-        t = rates_by_model(data, keys, n_boot, seed)
+        t = rates_by_model(data, keys, n_boot, seed, table=name)
         group = ["model", *keys[:-1]]
         if ref is not None:
             base = t[t[keys[-1]] == ref].set_index(group)["allow_rate"]
@@ -273,7 +279,6 @@ def model_pair_rates(d: pd.DataFrame, pairs: list[dict], n_boot: int, seed: int)
     percentile CI from independent binomial bootstraps of the two rates.  A pair whose
     model has no decisions gives NaN rates (the table keeps the row)."""
     c = count_rates(d, ["model"]).set_index("model")
-    rng = np.random.default_rng(seed)
     rows = []
     for pair in pairs:
         got = {}
@@ -285,6 +290,8 @@ def model_pair_rates(d: pd.DataFrame, pairs: list[dict], n_boot: int, seed: int)
         rb = kb / nb if nb else float("nan")
         lo = hi = float("nan")
         if na and nb:
+            rng = np.random.default_rng(derive_seed(seed, "pact", "behaviour", "model_pairs", pair["comparison"],
+                                                    pair["a"], pair["b"]))
             diff = rng.binomial(nb, rb, size=n_boot) / nb - rng.binomial(na, ra, size=n_boot) / na
             lo, hi = (float(x) for x in np.quantile(diff, [0.025, 0.975]))
         rows.append({"comparison": pair["comparison"], "a": pair["a"], "b": pair["b"], "n_valid_a": na,
@@ -504,7 +511,8 @@ def preference_bins(d: pd.DataFrame, n_boot: int, seed: int) -> pd.DataFrame:
             for r in t.itertuples(index=False):
                 lv = getattr(r, col)
                 k, n_valid = int(r.n_allow), int(r.n_valid)
-                lo, hi = binomial_bootstrap_ci(k, n_valid, n_boot, seed)
+                lo, hi = binomial_bootstrap_ci(k, n_valid, n_boot, seed,
+                                               ("preference_bins", grouping, model, lv))
                 rows.append({"grouping": grouping, "model": model, "level": lv, "n": int(r.n), "n_valid": n_valid,
                              "n_unknown": int(r.n) - n_valid, "n_allow": k, "allow_rate": r.allow_rate,
                              "ci_low": lo, "ci_high": hi})

@@ -20,6 +20,7 @@ import re
 
 import pandas as pd
 
+from ..core.seeds import derive_seed
 from ..core.shards import select
 from ..models import ChatRequest, SamplingParams, ScoreItem
 from .expand import conditions
@@ -107,9 +108,12 @@ def shard_conditions(instances: pd.DataFrame, configurations, demo_ablations, sy
 
 def run_generation(conds: pd.DataFrame, client, sampling: SamplingParams,
                    max_attempts: int | None = None) -> pd.DataFrame:
-    """Decisions by generation (``max_attempts``: the client's, ``retry.max_attempts``, unless given)."""
+    """Decisions by generation (``max_attempts``: the client's, ``retry.max_attempts``, unless given); each
+    condition samples with its own seed, ``derive_seed(sampling.seed, "pact", "behaviour", condition_id)``."""
     rows = conds.to_dict("records")
-    reqs = [ChatRequest.make(build_messages(r), sampling) for r in rows]
+    reqs = [ChatRequest.make(build_messages(r), sampling.with_seed(derive_seed(sampling.seed, "pact", "behaviour",
+                                                                               r["condition_id"])))
+            for r in rows]
     res = client.generate_parsed(reqs, parse_letter, max_attempts=max_attempts)
     out = conds[["condition_id"]].copy()
     out["valid"] = [r.valid for r in res]

@@ -58,7 +58,7 @@ def expand(scenarios: pd.DataFrame, seed: int, combinations_per_scenario: int | 
     if combinations_per_scenario is not None and combinations_per_scenario < PER_SCENARIO:
         keep = np.zeros(len(sidx), dtype=bool)
         for i, sid in enumerate(scenarios["scenario_id"]):
-            rng = np.random.default_rng(derive_seed(seed, "pact", "sample", sid))
+            rng = np.random.default_rng(derive_seed(seed, "pact", "construct", "sample", sid))
             keep[i * PER_SCENARIO + rng.choice(PER_SCENARIO, combinations_per_scenario, replace=False)] = True
         sidx, ridx, didx = sidx[keep], ridx[keep], didx[keep]
     base = scenarios[[c for c in SCENARIO_COLUMNS if c in scenarios.columns]].reset_index(drop=True)
@@ -76,7 +76,7 @@ def expand(scenarios: pd.DataFrame, seed: int, combinations_per_scenario: int | 
     for j, col in enumerate(("actor_age", "actor_gender", "receiver_age", "receiver_gender")):
         out[col] = combos[:, j]
     out.insert(0, "instance_id", [f"{s}-{rel}-{d:02d}" for s, rel, d in zip(sids, rels, didx)])
-    out["culture_is_A"] = [bool(derive_seed(seed, "pact", "order", i) & 1) for i in out["instance_id"]]
+    out["culture_is_A"] = [bool(derive_seed(seed, "pact", "construct", "order", i) & 1) for i in out["instance_id"]]
     regions = {c: geography.region_of(c) for c in set(out["receiver_country"]) | set(out["actor_country"])}
     out["receiver_region"] = out["receiver_country"].map(regions)
     out["actor_region"] = out["actor_country"].map(regions)

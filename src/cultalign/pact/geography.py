@@ -120,7 +120,7 @@ def actor_country(receiver: str, relation: str, seed: int, key: str) -> str:
     cands = candidates(receiver, relation)
     if not cands:
         raise UnknownCountry(f"no {relation} country candidates for {receiver!r}")
-    rng = np.random.default_rng(derive_seed(seed, "pact", "actor", key, relation))
+    rng = np.random.default_rng(derive_seed(seed, "pact", "construct", "actor", key, relation))
     pick = cands[int(rng.integers(len(cands)))]
     return _table().loc[pick, "name_short"]
 

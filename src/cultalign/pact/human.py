@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.inputs import read_table, row_error
+from ..core.seeds import derive_seed
 from ..core.tables import read_tsv
 from . import geography
 from .ingest import PactDataError
@@ -35,7 +36,7 @@ def synthetic_prolific(scenarios: pd.DataFrame, participant_countries: list[str]
     """Seeded synthetic export.  Choice probabilities come from a logistic model with a
     participant-country effect, a question effect (norm vs personal) and a relation
     effect; some rows fail each quality filter so the filters have work to do."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(derive_seed(seed, "pact", "demo", "prolific"))
     countries = participant_countries
     per_country = int(participants_per_country)
     k = min(int(scenarios_per_participant), len(scenarios))
@@ -79,7 +80,8 @@ def synthetic_prolific(scenarios: pd.DataFrame, participant_countries: list[str]
             })
         rows.append(row)
     df = pd.DataFrame(rows)
-    dups = df.sample(n=max(1, n_total // 40), random_state=seed)  # duplicate submissions
+    dups = df.sample(n=max(1, n_total // 40),  # duplicate submissions
+                     random_state=derive_seed(seed, "pact", "demo", "prolific_duplicates"))
     return pd.concat([df, dups], ignore_index=True)
 
 

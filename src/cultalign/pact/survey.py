@@ -41,7 +41,7 @@ def sample_views(views: pd.DataFrame, k: int | None, seed: int, item: str) -> pd
     if k is None or len(views) <= int(k):
         return views
     k = int(k)
-    rng = np.random.default_rng(derive_seed(seed, "pact", "survey_personas", item))
+    rng = np.random.default_rng(derive_seed(seed, "pact", "alignment", "survey_personas", item))
     sizes = views.groupby("participant_country").size()
     quota = sizes / sizes.sum() * k
     take = np.minimum(np.floor(quota).astype(int), sizes)
@@ -83,7 +83,7 @@ def survey_requests(human: pd.DataFrame, scenarios: pd.DataFrame, prompt_formats
         receivers = views.groupby(RECEIVER, dropna=False)["n_participants"].sum().reset_index()
         settings = ([("no_persona", None, r) for r in receivers.itertuples(index=False)]
                     + [("persona", p, p) for p in personas.itertuples(index=False)])
-        base_order = bool(derive_seed(seed, "pact", "survey_order", it.scenario_id) & 1)
+        base_order = bool(derive_seed(seed, "pact", "alignment", "survey_order", it.scenario_id) & 1)
         orders = [base_order, not base_order] if n_item < audit_n else [base_order]
         for fmt in prompt_formats:
             for setting, p, rec in settings:

@@ -63,7 +63,8 @@ class Priming:
             country_name, list(pool), int(n_norms), seed, country)
 
     def norms_for(self, instrument: str, item_id) -> list[str]:
-        rng = np.random.default_rng(derive_seed(self.seed, "priming_norms", self.country, instrument, str(item_id)))
+        rng = np.random.default_rng(derive_seed(self.seed, "personas", "eval", "priming_norms", self.country,
+                                                instrument, str(item_id)))
         return [self.pool[int(k)] for k in rng.choice(len(self.pool), size=self.n_norms, replace=False)]
 
     def __call__(self, row) -> str:
@@ -117,7 +118,8 @@ def mcs_score_items(items: pd.DataFrame, persona, mode: str, seed: int,
     score_items, perms = [], []
     for _, r in items.iterrows():
         opts = json.loads(r["options"])
-        rng = np.random.default_rng(derive_seed(seed, "shuffle", r["instrument"], r["item_id"], country))
+        rng = np.random.default_rng(derive_seed(seed, "personas", "eval", "shuffle", r["instrument"], r["item_id"],
+                                                country))
         perm = [int(x) for x in rng.permutation(len(opts))]  # shown position -> canonical index
         shown = [opts[j] for j in perm]
         conts = [LABELS[k] for k in range(len(shown))] if mode == "label" else shown
@@ -187,8 +189,9 @@ def run_mcs(client, items: pd.DataFrame, persona, mode: str, seed: int, country:
 
 def sample_trait_scores(item_probs: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     """``n`` simulated respondents: each item answered by sampling its option distribution;
-    trait score = mean item score over the trait's items (NaN for a trait without items)."""
-    rng = np.random.default_rng(seed)
+    trait score = mean item score over the trait's items (NaN for a trait without items).
+    ``seed``: the cell's seed; the draws take their own stream from it."""
+    rng = np.random.default_rng(derive_seed(seed, "personas", "eval", "trait_samples"))
     per_trait: dict[str, list[np.ndarray]] = {t: [] for t in TRAITS}
     for _, r in item_probs[item_probs["valid"].astype(bool)].iterrows():
         p = np.asarray(json.loads(r["probs"]), dtype=float)
@@ -212,7 +215,8 @@ def oeg_requests(items: pd.DataFrame, persona, seed: int, country: str,
     reqs = []
     for _, r in items.iterrows():
         prompt = PROMPTS.render("oeg", context=r["context"], question=r["question"])
-        s = derive_seed(seed, "oeg", r["instrument"], r["item_id"], country) if params.temperature > 0 else 0
+        s = (derive_seed(seed, "personas", "eval", "oeg", r["instrument"], r["item_id"], country)
+             if params.temperature > 0 else 0)
         reqs.append(ChatRequest.make(prompt, params.with_seed(s), system=system_prompt(persona, r)))
     return reqs
 

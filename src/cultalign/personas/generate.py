@@ -168,7 +168,7 @@ def generate_norms(client, retrieve: Callable[[str], list[dict]], country: str, 
         jobs.append({"norm_id": j, "topic": topic, "context": context,
                      "chunks": json.dumps([f"{h['source']}#{h['chunk_id']}" for h in hits]),
                      "prompt": PROMPTS.render("norm", country=country_name, context=context, topic=topic),
-                     "seed": derive_seed(seed, "norm", country, j)})
+                     "seed": derive_seed(seed, "personas", "generate", "norm", country, j)})
 
     def checks(job, value):
         return [_yes_no(PROMPTS.render("norm_check", country=country_name, context=job["context"], norm=value["norm"]))]
@@ -195,7 +195,8 @@ def generate_scenarios(client, norms: pd.DataFrame, country_name: str, n_scenari
         for s in range(n_scenarios):
             jobs.append({"country": nr["country"], "norm_id": int(nr["norm_id"]), "norm": nr["norm"], "s": s,
                          "prompt": PROMPTS.render("scenario", country=country_name, norm=nr["norm"]),
-                         "seed": derive_seed(seed, "scenario", nr["country"], nr["norm_id"], s)})
+                         "seed": derive_seed(seed, "personas", "generate", "scenario", nr["country"], nr["norm_id"],
+                                             s)})
 
     def checks(job, value):
         return [_yes_no(PROMPTS.render("scenario_check", country=country_name, norm=job["norm"],
@@ -226,7 +227,8 @@ def generate_questions(client, scenarios: pd.DataFrame, country_name: str, seed:
                          "scenario": sr["scenario"], "trait": t,
                          "prompt": PROMPTS.render("question", scenario=sr["scenario"], country=country_name,
                                           trait_name=TRAIT_NAMES[t], trait_hint=TRAIT_HINTS[t]),
-                         "seed": derive_seed(seed, "question", sr["country"], sr["scenario_id"], t)})
+                         "seed": derive_seed(seed, "personas", "generate", "question", sr["country"],
+                                             sr["scenario_id"], t)})
 
     def checks(job, value):
         t = job["trait"]

@@ -230,8 +230,9 @@ def synthesize_johnson(path: str | Path, key: pd.DataFrame, counts: dict[str, in
     item response = round(3 + z_t * (+1 or -1 by keying) + N(0, 0.8)) clipped
     to 1..5; 1% of item answers are set to 0 (missing), as in the raw data.
     ``stored_reversed`` stores minus-keyed items reverse-scored (Johnson's files).
-    Keys of ``counts`` are country names, cut to the layout's country width."""
-    rng = np.random.default_rng(seed)
+    Keys of ``counts`` are country names, cut to the layout's country width; the draws take
+    their own stream from ``seed``."""
+    rng = np.random.default_rng(derive_seed(seed, "personas", "demo", "synthetic_johnson"))
     allc = dict(counts)
     allc.update(noise_countries or {})
     means = {c: rng.uniform(-0.8, 0.8, size=len(TRAITS)) for c in allc}
@@ -271,7 +272,7 @@ def demo_johnson(path: str | Path, key_path: str | Path, form: str, country_widt
     key = load_key(key_path)
     layout = JohnsonLayout.for_form(form, country_width)
     counts = {johnson[c]: int(n) for c, n in respondents}
-    seed = derive_seed(seed, "synthetic_johnson", form)
+    seed = derive_seed(seed, "personas", "demo", "synthetic_johnson", form)
     means = synthesize_johnson(path, key, counts, seed, layout, noise_countries=DEMO_OTHER_COUNTRIES,
                                stored_reversed=stored_reversed)
     means.insert(0, "note", "SYNTHETIC generating means (not human data)")

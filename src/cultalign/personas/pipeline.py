@@ -102,7 +102,7 @@ def mcs_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         res.insert(0, "country", country)
         res.insert(1, "priming", priming)
         n = human_n(human, country, max_samples)
-        s_seed = derive_seed(seed, "mcs_samples", model, instrument, country, priming)
+        s_seed = derive_seed(seed, "personas", "eval", "mcs_samples", model, instrument, country, priming)
         samples = sample_trait_scores(res, n, s_seed) if len(res) else pd.DataFrame(columns=["sample", *TRAITS])
         counts = {**valid_counts(res), "mean_valid_mass": float(res["valid_mass"].mean()) if len(res) else math.nan,
                   "n_samples": n}
@@ -149,7 +149,7 @@ def oeg_job(client, item_tables: list[str], jobs: list[tuple[str, str]], *, norm
         for key in ("n_probes", "loglik_tau1", "loglik_fit", "acc"):
             mapped[f"calibration_{key}"] = cal[key]
         n = human_n(human, country, max_samples)
-        s_seed = derive_seed(seed, "oeg_samples", model, instrument, country, priming)
+        s_seed = derive_seed(seed, "personas", "eval", "oeg_samples", model, instrument, country, priming)
         ok = mapped[mapped["valid"].astype(bool)]
         samples = sample_trait_scores(ok, n, s_seed) if len(ok) else pd.DataFrame(columns=["sample", *TRAITS])
         counts = {**valid_counts(mapped), "n_samples": n, "tau": cal["tau"]}

@@ -64,7 +64,7 @@ def subsample(items: pd.DataFrame, n, seed: int, label: str) -> pd.DataFrame:
     then traits taken in turn; rows keep their original order."""
     if n in (None, "full") or n >= len(items):
         return items.reset_index(drop=True)
-    rng = np.random.default_rng(derive_seed(seed, "release_subsample", label))
+    rng = np.random.default_rng(derive_seed(seed, "personas", "release", "subsample", label))
     queues = [list(rng.permutation(np.flatnonzero(items["trait"].to_numpy() == t))) for t in TRAITS]
     keep: list[int] = []
     while len(keep) < n:

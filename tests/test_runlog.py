@@ -1,8 +1,8 @@
-"""cultalign.core.runlog: what a Snakemake run did, read from its log (the rehearsal's summary)."""
+"""cultalign.runlog: what a Snakemake run did, read from its log (the rehearsal's summary)."""
 
 from __future__ import annotations
 
-from cultalign.core.runlog import parse_log, summary
+from cultalign.runlog import parse_log, summary
 
 # Lines as Snakemake 9.27 with the SLURM executor writes them (shape taken from a rehearsal log).
 LOG = """\

@@ -8,7 +8,7 @@ True``); the rule files are not scanned again here, because rules are also defin
 (``name: f"..."``) and under conditions, which a scan of ``rule NAME:`` lines misses.  It
 also says which stand-in served each model role of the configuration.
 
-    python -m cultalign.core.runlog .snakemake/log/<run>.snakemake.log \\
+    python -m cultalign.runlog .snakemake/log/<run>.snakemake.log \\
         --configfile config/paper.yaml config/rehearsal.yaml
 
 Parses the lines Snakemake 9 writes to ``.snakemake/log/*.snakemake.log``::

@@ -1,6 +1,6 @@
 """A small labelled evaluation of the solution-matching judge.
 
-    .venv/bin/python -m cultalign.monopolet.judge_eval [--config config/config.yaml]
+    .venv/bin/python bench/monopolet_judge.py [--config config/config.yaml]
         [--out bench/out/monopolet_judge_eval.json] [--no-shortcut] [--cache DIR]
 
 SYNTHETIC pairs written for this project (not from the podcast).  Each
@@ -33,13 +33,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from pathlib import Path
 
+import common
 import pandas as pd
 
-from .matching import RULES, JudgeSettings, judge_pairs
+common.prepare_env()
+
+from cultalign.monopolet.matching import RULES, JudgeSettings, judge_pairs, prompt_hashes  # noqa: E402
 
 POSITIVE = ("identical", "identical_variant", "paraphrase", "translation")
 NEGATIVE = ("different_action", "different_condition", "different_entity", "different_order")
@@ -159,7 +161,7 @@ def labelled_pairs() -> tuple[pd.DataFrame, dict[str, str]]:
         for kind, other in [("identical", base), *variants.items()]:
             cand, ref = other if isinstance(other, tuple) else (other, base)
             if kind not in POSITIVE + NEGATIVE:
-                raise ValueError(f"judge_eval.ITEMS[{k}]: unknown kind {kind!r}")
+                raise ValueError(f"monopolet_judge.ITEMS[{k}]: unknown kind {kind!r}")
             rows.append({"dilemma_id": did, "language": "da-en" if kind == "translation" else lang, "kind": kind,
                          "expected": int(kind in POSITIVE), "solution_cand": len(rows), "action_cand": cand,
                          "stance_cand": "advised", "solution_ref": 0, "action_ref": ref, "stance_ref": "advised",
@@ -196,14 +198,12 @@ def evaluate(client, settings: JudgeSettings, seed: int, max_attempts: int = 3,
 def main(argv: list[str] | None = None) -> None:
     import yaml
 
-    from ..models.client import load_client
+    from cultalign.models.client import load_client
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    root = Path(__file__).resolve().parents[3]
+    root = common.ROOT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--config", default=str(root / "config" / "config.yaml"))
-    ap.add_argument("--out", default=str(root / "bench" / "out" / "monopolet_judge_eval.json"))
+    ap.add_argument("--out", default=str(common.OUT / "monopolet_judge_eval.json"))
     ap.add_argument("--no-shortcut", action="store_true", help="send identical pairs to the judge too")
     ap.add_argument("--few-shot", choices=["config", "on", "off"], default="config",
                     help="override monopolet.judge.few_shot")
@@ -227,8 +227,6 @@ def main(argv: list[str] | None = None) -> None:
                          retry_temperature=cfg["retry"]["temperature"])
     t0 = time.perf_counter()
     out, summary = evaluate(client, settings, cfg.get("seed", 1), cfg["retry"]["max_attempts"])
-    from .matching import prompt_hashes
-
     summary.update({"label": args.label, "model": settings_model(mono), "settings": {
         k: v for k, v in settings.__dict__.items() if k != "prefilter"}, "prompt_templates": prompt_hashes(),
         "model_requests": client.stats["model_requests"], "wall_s": round(time.perf_counter() - t0, 1)})
