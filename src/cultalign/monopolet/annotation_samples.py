@@ -56,7 +56,8 @@ def mapping_sample(sections: pd.DataFrame, chunks: pd.DataFrame, annotators: int
                               on=["episode_id", "shown"], how="inner").reset_index(drop=True)
     own = per_annotator - overlap
     n = min(len(eligible), overlap + annotators * own)
-    order = np.random.default_rng(seed).permutation(len(eligible))[:n]
+    order = np.random.default_rng(derive_seed(seed, "monopolet", "analysis", "annotation_mapping")).permutation(
+        len(eligible))[:n]
     k = min(overlap, n)
     who = [",".join(str(a + 1) for a in range(annotators))] * k
     who += [str(1 + (j // own if own else 0)) for j in range(n - k)]

@@ -168,7 +168,7 @@ def audit_draw(pairs: pd.DataFrame, fraction: float, seed: int) -> pd.Series:
     of a pair does not depend on the shard or on the other pairs."""
     if fraction <= 0 or pairs.empty:
         return pd.Series(False, index=pairs.index, dtype=bool)
-    u = [derive_seed(seed, "monopolet", "prefilter_audit", d, c, r) / 2**31
+    u = [derive_seed(seed, "monopolet", "text", "prefilter_audit", d, c, r) / 2**31
          for d, c, r in zip(pairs["dilemma_id"], pairs["solution_cand"], pairs["solution_ref"])]
     return pd.Series(np.asarray(u) < fraction, index=pairs.index, dtype=bool)
 
