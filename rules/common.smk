@@ -99,7 +99,9 @@ def model_weights(wildcards):
 
 
 def default_model():
-    return next(iter(MODELS))
+    """The model of the smoke target: config `default_model`, a name, never the first under
+    `models` (whose order changes with the config files merged)."""
+    return config["default_model"]
 
 
 def default_model_weights(wildcards):
@@ -316,13 +318,16 @@ def all_targets(wildcards):
     return targets
 
 
-def model_display_names():
-    """Param of figure rules: {model name: its name in figures} (models.<name>.display_name,
-    else the last part of its hub_id, else the name itself)."""
-    return {
-        n: m.get("display_name") or (m.get("hub_id") or n).rsplit("/", 1)[-1]
-        for n, m in sorted(MODELS.items())
-    }
+def model_display_names(names):
+    """Param of a figure rule: {model name: its name in figures} of the models `names` that the
+    figure shows, and of no other (models.<name>.display_name, else the last part of its hub_id,
+    else the name itself), so that a model added to one study reruns no other study's figures.
+    """
+
+    def display(n):
+        return MODELS[n].get("display_name") or (MODELS[n].get("hub_id") or n).rsplit("/", 1)[-1]
+
+    return {n: display(n) for n in sorted(set(names))}
 
 
 def model_package(wildcards):

@@ -415,8 +415,8 @@ def plan(cfg: dict, tokens: Tokens) -> pd.DataFrame:
     sizes = planning.get("input_sizes") or {}
     studies = cfg.get("studies") or ["pact", "personas", "monopolet"]
     # rule smoke_generate (scripts/models/smoke_generate.py): two 24-token generations and one
-    # yes/no item on the default model (the workflow's first under models: ``default_model``)
-    smoke = cfg.get("default_model") or next(iter(cfg["models"]))
+    # yes/no item on the default model (config ``default_model``)
+    smoke = cfg["default_model"]
     work: list[Work] = [Work("models", "smoke_generate", smoke, 1, 2, tokens.chat("Name one greeting custom in Japan."),
                              24, "2 generations"),
                         Work("models", "smoke_generate", smoke, 0, 1,

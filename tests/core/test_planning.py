@@ -102,7 +102,7 @@ def test_paper_counts_follow_the_config(paper_cfg):
     ans = _rows(df, "monopolet_answers")
     assert sorted(ans.index) == sorted(paper_cfg["monopolet"]["answer_models"])
     assert (ans["requests"] == 3023).all()
-    assert list(_rows(df, "smoke_generate").index) == [next(iter(paper_cfg["models"]))]  # the paper's first model
+    assert list(_rows(df, "smoke_generate").index) == [paper_cfg["default_model"]]
     assert (df.loc[df["backend"] == "openai", "gpu_hours"] == 0).all()
     assert (df.loc[(df["backend"] == "vllm") & (df["rule"] != "smoke_generate"), "gpu_hours"] > 0).all()
     # a config change moves the counts: one more configuration, a third more behaviour prompts
