@@ -20,6 +20,7 @@ holds the lock (pid, host, start, command) and saying when ``--unlock`` is
 right.  Taking the lock when Snakemake's lock files are there means that they
 are stale (their run was killed): a note says that ``--unlock`` is safe.
 """
+
 from __future__ import annotations
 
 import fcntl
