@@ -31,7 +31,7 @@ from cultalign.core.codehash import code_hash
 from cultalign.core.inputs import input_key_map, keys_of_files
 from cultalign.core.inputs import register_keys as register_input_keys
 from cultalign.core.provenance import canonical
-from cultalign.core.runlock import hold_run_lock
+from cultalign.core.runlock import hold_run_lock, holder_of
 from cultalign.core.shards import shard_ids
 from cultalign.inputs import (
     check_synthetic_marks,
@@ -51,6 +51,20 @@ from cultalign.config import (
 from cultalign.models.capabilities import scoring_of
 from cultalign.models.families import check_model_families
 from cultalign.scoring_check import check_scoring
+
+# One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every run's locks
+# when any run ends, and its own refusal advises --unlock, harmful during a live run).  Taken
+# here, while the Snakefile is parsed and before Snakemake locks, by every command of the main
+# process but a dry run (--unlock included); a second one stops here, naming the first.  Jobs
+# Snakemake spawns (cluster nodes, local subprocesses) parse in another mode and take none.
+if workflow.is_main_process and not workflow.output_settings.dryrun:
+    hold_run_lock()
+elif workflow.is_main_process and (_running := holder_of()):
+    print(
+        f"NOTE: a run is executing jobs in this directory ({_running}): this dry run "
+        "plans from the outputs as they are now",
+        file=sys.stderr,
+    )
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 # nested --config values arrive as strings: typed per schema first
@@ -73,8 +87,8 @@ MODELS = config["models"]
 STUDIES = config["studies"]
 
 
-# One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every
-# run's locks when any run ends): a second run stops here, naming the first.
+# the run lock again (a no-op where the parse took it), for callers of Snakemake's API that
+# execute jobs without saying so in the output settings
 onstart:
     hold_run_lock()
 
@@ -102,7 +116,9 @@ def model_weights(wildcards):
 
 
 def default_model():
-    return next(iter(MODELS))
+    """The model of the smoke target: config `default_model`, a name, never the first under
+    `models` (whose order changes with the config files merged)."""
+    return config["default_model"]
 
 
 def default_model_weights(wildcards):
@@ -322,13 +338,19 @@ def study_results(wildcards):
     ]
 
 
-def model_display_names():
-    """Param of figure rules: {model name: its name in figures} (models.<name>.display_name,
-    else the last part of its hub_id, else the name itself)."""
-    return {
-        n: m.get("display_name") or (m.get("hub_id") or n).rsplit("/", 1)[-1]
-        for n, m in sorted(MODELS.items())
-    }
+def model_display_names(names):
+    """Param of a figure rule: {model name: its name in figures} of the models `names` that the
+    figure shows, and of no other (models.<name>.display_name, else the last part of its hub_id,
+    else the name itself), so that a model added to one study reruns no other study's figures.
+    """
+
+    def display(n):
+        return (
+            MODELS[n].get("display_name")
+            or (MODELS[n].get("hub_id") or n).rsplit("/", 1)[-1]
+        )
+
+    return {n: display(n) for n in sorted(set(names))}
 
 
 def model_package(wildcards):

@@ -107,3 +107,52 @@ def logs_with_logging_errors(work: Path) -> list[str]:
     prints a traceback and goes on, so the job still succeeds and the message is lost)."""
     return sorted(str(p.relative_to(work)) for p in (work / "logs").rglob("*.log")
                   if LOGGING_ERROR in p.read_text(errors="replace"))
+
+
+def job_params(work: Path, *configfiles: str, targets: tuple[str, ...] = ("all",),
+               timeout: float = 600) -> dict[tuple[str, str], list[str]]:
+    """Each job of the whole DAG of ``targets`` (as ``--forceall`` plans it) with its params as
+    Snakemake records them to decide "Params have changed" (sorted ``repr``s, the params that
+    derive from input files left out): {(rule, wildcards): params}.  The Snakefile is parsed as
+    in a dry run (no run lock, no job runs); ``configfiles`` are layered as ``--configfile``."""
+    import json
+
+    out = subprocess.run([sys.executable, __file__, json.dumps({"configfiles": list(configfiles),
+                                                                "targets": list(targets)})],
+                         cwd=work, capture_output=True, text=True, timeout=timeout)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("JOBS=")), None)
+    if out.returncode != 0 or line is None:
+        raise AssertionError(f"planning the DAG failed:\n{out.stderr[-4000:]}")
+    return {(j["rule"], j["wildcards"]): j["params"] for j in json.loads(line.removeprefix("JOBS="))}
+
+
+def params_changed(before: dict, after: dict) -> set[str]:
+    """Rules of the jobs of both ``job_params`` results whose recorded params differ."""
+    return {rule for (rule, wc), p in after.items() if (rule, wc) in before and before[rule, wc] != p}
+
+
+def _dump_job_params(request: str) -> None:
+    """``job_params`` in its own process: Snakemake's API, the DAG built as a dry run builds it."""
+    import json
+
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import (ConfigSettings, DAGSettings, DeploymentSettings, OutputSettings,
+                                          Quietness, ResourceSettings, StorageSettings, WorkflowSettings)
+
+    req = json.loads(request)
+    with SnakemakeApi(OutputSettings(dryrun=True, quiet={Quietness.ALL})) as api:
+        wf = api.workflow(resource_settings=ResourceSettings(cores=1),
+                          config_settings=ConfigSettings(configfiles=[Path(f) for f in req["configfiles"]]),
+                          storage_settings=StorageSettings(), workflow_settings=WorkflowSettings(),
+                          deployment_settings=DeploymentSettings(), snakefile=Path("Snakefile"), workdir=Path.cwd())
+        wf.dag(DAGSettings(targets=set(req["targets"]), forceall=True))
+        w = wf._workflow
+        w._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+        w._build_dag()
+        jobs = [{"rule": j.rule.name, "wildcards": ",".join(f"{k}={v}" for k, v in j.wildcards.items()),
+                 "params": w.persistence._params(j)} for j in w.dag.jobs]
+    print("JOBS=" + json.dumps(jobs))
+
+
+if __name__ == "__main__":
+    _dump_job_params(sys.argv[1])

@@ -234,7 +234,7 @@ rule monopolet_plot_figure5:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(MONOPOLET_ANSWER_MODELS),
         kind="figure5",
         scale=conf("scale"),
     script:
@@ -264,7 +264,7 @@ rule monopolet_plot_figure6:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(MONOPOLET_ANSWER_MODELS),
         kind="figure6",
     script:
         "../../scripts/monopolet/plot.py"
@@ -293,7 +293,7 @@ rule monopolet_plot_figure7:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(MONOPOLET_ANSWER_MODELS),
         kind="figure7",
     script:
         "../../scripts/monopolet/plot.py"
@@ -326,7 +326,7 @@ rule monopolet_plot_figure8:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(MONOPOLET_ANSWER_MODELS),
     script:
         "../../scripts/monopolet/figure8.py"
 

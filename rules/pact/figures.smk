@@ -30,6 +30,15 @@ PACT_FIGURE_REPORT = {
     "6": (4, "Human study results"),
     "7": (5, "Human-model alignment"),
 }
+# the models each figure shows (its display names are the figure's param model_names):
+# the behaviour figures every behaviour model, Figure 6 the human study alone
+PACT_FIGURE_MODELS = {
+    "3": PACT_BEHAVIOUR_MODELS,
+    "4": PACT_BEHAVIOUR_MODELS,
+    "5": PACT_BEHAVIOUR_MODELS,
+    "6": [],
+    "7": PACT_MODELS,
+}
 # config values a figure reads (only that figure reruns when they change)
 PACT_FIGURE_PARAMS = {
     "7": {"figure7_setting": conf("pact.alignment.figure7_setting")},
@@ -64,7 +73,7 @@ for _n, _inputs in PACT_FIGURE_INPUTS.items():
         params:
             **PACT_FIGURE_PARAMS.get(_n, {}),
             number=_n,
-            model_names=model_display_names(),
+            model_names=model_display_names(PACT_FIGURE_MODELS[_n]),
         script:
             "../../scripts/pact/figures.py"
 
@@ -102,7 +111,7 @@ rule pact_appendix_figures:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(PACT_MODELS),
     script:
         "../../scripts/pact/appendix_figures.py"
 
@@ -130,7 +139,7 @@ rule pact_plot_region_heatmap:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(PACT_BEHAVIOUR_MODELS),
     script:
         "../../scripts/pact/region_heatmap.py"
 
@@ -158,6 +167,6 @@ rule pact_plot_figure12:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(PACT_MODELS),
     script:
         "../../scripts/pact/figure12.py"

@@ -136,7 +136,7 @@ rule personas_plots:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     params:
-        model_names=model_display_names(),
+        model_names=model_display_names(PERSONAS_MODELS),
         figures=PERSONAS_FIGURES,
     script:
         "../../scripts/personas/plots.py"

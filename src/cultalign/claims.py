@@ -28,6 +28,9 @@ number a rule of the workflow computed::
 The computed value is converted to the claim's unit before it is compared (fraction <-> percent,
 fraction difference <-> percentage points); units of different kinds never compare.  A band is
 ``value +- tolerance`` (or ``rel_tolerance``); it must exclude zero (``band_problems``).
+``logprob_columns`` lists the result columns computed from option log-probabilities: those move
+by up to ``LOGPROB_SHIFT`` nats with the batch size, so a claim on one needs a band of basis
+``sampling`` or ``range``, never ``exact`` or ``rounding`` (a rerun need not give it back exactly).
 
 A **consistency claim** (``kind: consistency``) checks the papers' numbers against each other or
 against inputs by arithmetic::
@@ -71,6 +74,10 @@ SYNTHETIC_STATUS = "not computable: synthetic input"
 STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS, "consistent", "inconsistent")
 KINDS = ("value", "consistency")
 BASES = ("exact", "rounding", "sampling", "range")
+# Greedy option log-probabilities of one request differ by up to this many nats between batch
+# sizes (transformers backend on the CPU, SmolLM2-135M: 2.6e-5 between batches of 1, 4 and 16;
+# the decisions taken from them and the generated texts were identical): docs/reliability.md
+LOGPROB_SHIFT = 2.6e-5
 
 # unit -> (dimension, factor to the dimension's base unit).  Only units of one dimension convert.
 UNITS: dict[str, tuple[str, float]] = {
@@ -145,6 +152,10 @@ def band_problems(c: dict) -> list[str]:
         out.append("basis exact with a non-zero tolerance")
     if c.get("basis") in ("sampling", "range") and not c.get("basis_note"):
         out.append(f"basis {c['basis']} without basis_note (how the band was sized)")
+    if c.get("from_logprobs") and c.get("basis") in ("exact", "rounding"):
+        out.append(f"basis {c['basis']} on a column computed from option log-probabilities, which move by up "
+                   f"to {LOGPROB_SHIFT:g} nats with the batch size (a rerun need not give the value back "
+                   "exactly): use a sampling band")
     return out
 
 
@@ -170,6 +181,10 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
     data = safe_load(Path(path).read_text()) or {}
     claims = data.get("claims") or []
     columns = data.get("columns") or {}
+    logprob_columns = set(data.get("logprob_columns") or [])
+    unknown = sorted(logprob_columns - set(columns))
+    if unknown:
+        raise ClaimsError(f"{path}: logprob_columns {unknown} are not in section `columns`")
     for key, unit in columns.items():
         if unit == "mixed":
             continue
@@ -200,6 +215,7 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
             if c["basis"] not in BASES:
                 raise ClaimsError(f"{where}: basis {c['basis']!r} is not one of {BASES}")
             key = f"{c['result']}:{c['column']}"
+            c["from_logprobs"] = key in logprob_columns
             if key not in columns:
                 raise ClaimsError(f"{where}: {path} has no unit for result column {key!r} (section `columns`)")
             if columns[key] == "mixed":  # a quantity/value table: each claim names its row's unit

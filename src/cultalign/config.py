@@ -99,6 +99,36 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
         lines = [f"{_describe(e)} (described in {schema_file_of(_key_path(e))})" for e in errors]
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines)
                           + "\n  (config/README.md: how config files are merged and overridden)")
+    canonical_numbers(config, schema)
+    return config
+
+
+def canonical_numbers(config: dict, schema: dict) -> dict:
+    """Give every number the one spelling of its schema type, in place: an integer at a key that
+    takes only numbers becomes a float (``temperature: 0`` -> 0.0, as ``--config`` gives it), an
+    integral float at a key that takes only integers becomes an int (``16.0`` -> 16).
+
+    Snakemake compares params by their ``repr``: without this, ``0`` in a config file and ``0.0``
+    from ``--config`` or another file are different params and rerun jobs although the value is
+    the same (mapping keys are already sorted by ``conf()``).  Booleans are left alone."""
+
+    def walk(sub: dict, holder, key) -> None:
+        value = holder[key]
+        if isinstance(value, dict):
+            for k in list(value):
+                walk(_sub_schema(sub, k), value, k)
+        elif isinstance(value, list):
+            for i in range(len(value)):
+                walk(_sub_schema(sub, i), value, i)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            types = _types(sub)
+            if "number" in types and "integer" not in types and isinstance(value, int):
+                holder[key] = float(value)
+            elif "integer" in types and "number" not in types and isinstance(value, float) and value.is_integer():
+                holder[key] = int(value)
+
+    for k in list(config):
+        walk(_sub_schema(schema, k), config, k)
     return config
 
 

@@ -434,13 +434,13 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
 
 def plan(cfg: dict, tokens: Tokens, default_model: str | None = None) -> pd.DataFrame:
     """The planning table of a validated config (``cultalign.config.load_config``); ``default_model``:
-    the model of rule smoke_generate (the first under ``models:`` of the config file, when not given)."""
+    the model of rule smoke_generate (config ``default_model`` when not given)."""
     planning = cfg["planning"]
     sizes = planning.get("input_sizes") or {}
     studies = cfg.get("studies") or ["pact", "personas", "monopolet"]
     # rule smoke_generate (scripts/models/smoke_generate.py): two 24-token generations and one
-    # yes/no item on the default model (the workflow's first under models:)
-    smoke = default_model or next(iter(cfg["models"]))
+    # yes/no item on the default model (config ``default_model``, given by the rule's param)
+    smoke = default_model or cfg["default_model"]
     work: list[Work] = [Work("models", "smoke_generate", smoke, 1, 2, tokens.chat("Name one greeting custom in Japan."),
                              24, "2 generations"),
                         Work("models", "smoke_generate", smoke, 0, 1,

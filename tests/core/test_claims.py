@@ -104,6 +104,30 @@ def test_band_problems():
     assert not band_problems(_c("g", value=0, tolerance=0.1))
 
 
+def test_a_claim_on_a_logprob_column_needs_a_sampling_band(tmp_path):
+    """Option log-probabilities move by up to 2.6e-5 nats with the batch size (docs/reliability.md):
+    a rounding or exact band, which presumes the value comes back exactly, is refused there."""
+    p = tmp_path / "claims.yaml"
+    claims = [_c("rounded", value=20.0, tolerance=0.05, unit="percent", column="gain"),
+              _c("sampled", value=20.0, tolerance=3.0, unit="percent", column="gain", basis="sampling",
+                 basis_note="chosen"),
+              _c("elsewhere", value=20.0, tolerance=0.05, unit="percent", column="rate")]
+    columns = {"r.tsv:gain": "percent", "r.tsv:rate": "percent"}
+    p.write_text(yaml.safe_dump({"columns": columns, "logprob_columns": ["r.tsv:gain"], "claims": claims}))
+    problems = {c["id"]: band_problems(c) for c in load_claims(p)}
+    assert len(problems["rounded"]) == 1 and "log-probabilities" in problems["rounded"][0]
+    assert problems["sampled"] == [] and problems["elsewhere"] == []
+    p.write_text(yaml.safe_dump({"columns": columns, "logprob_columns": ["r.tsv:nope"], "claims": claims}))
+    with pytest.raises(ClaimsError, match=r"logprob_columns \['r.tsv:nope'\] are not in section `columns`"):
+        load_claims(p)
+
+
+def test_project_claims_on_logprob_columns_are_marked():
+    marked = [c for c in load_claims(ROOT / "config" / "claims.yaml") if c.get("from_logprobs")]
+    assert {c["result"] for c in marked} == {"results/personas/tables/table2_gains.tsv",
+                                             "results/personas/tables/table6_mcs_trait_gains.tsv"}
+
+
 def test_no_project_claim_admits_zero_or_the_opposite_sign():
     bad = {c["id"]: band_problems(c) for c in load_claims(ROOT / "config" / "claims.yaml")}
     bad = {k: v for k, v in bad.items() if v}

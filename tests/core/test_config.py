@@ -163,6 +163,22 @@ def test_nested_cli_config_strings_are_typed_per_schema():
         validate_config(cfg, schema)
 
 
+def test_numbers_have_one_spelling_per_schema_type():
+    """`temperature: 0` in a YAML file and `0.0` (config.yaml, --config) are one param value; so are
+    `max_new_tokens: 16.0` and `16` (Snakemake compares params by repr)."""
+    schema = load_schema()
+    spelled = copy.deepcopy(DEFAULT)
+    spelled["pact"]["construct"]["filter"].update(temperature=0, max_new_tokens=16.0)
+    spelled["planning"] = {"throughput": [{"max_params_b": 8, "generated_tokens_per_s": 1591}]}
+    cfg = validate_config(spelled, schema)
+    flt = cfg["pact"]["construct"]["filter"]
+    assert repr(flt["temperature"]) == "0.0" and repr(flt["max_new_tokens"]) == "16"
+    assert repr(cfg["planning"]["throughput"][0]) == "{'max_params_b': 8.0, 'generated_tokens_per_s': 1591.0}"
+    assert cfg["monopolet"]["extraction"]["postprocess"] is True  # a boolean stays a boolean
+    same = validate_config(copy.deepcopy(DEFAULT), schema)["pact"]["construct"]["filter"]
+    assert repr(same) == repr(flt)
+
+
 @pytest.mark.slow
 def test_nested_cli_config_reaches_the_rule_typed(tmp_path):
     """`snakemake --config 'pact={"behaviour":{"bootstrap":50}}'` parses and plans the analysis rerun."""

@@ -106,7 +106,7 @@ def test_paper_counts_follow_the_config(paper_cfg):
     ans = _rows(df, "monopolet_answers")
     assert sorted(ans.index) == sorted(paper_cfg["monopolet"]["answer_models"])
     assert (ans["requests"] == 3023).all()
-    assert list(_rows(df, "smoke_generate").index) == [next(iter(paper_cfg["models"]))]  # the paper's first model
+    assert list(_rows(df, "smoke_generate").index) == [paper_cfg["default_model"]]
     # construction by GPT-4o, the full-dataset judge by GPT-5.4-mini (section 3.2, appendix A.5)
     assert set(_rows(df, "pact_construct").index) == {"gpt-4o"}
     assert set(_rows(df, "pact_judge").index) == {"gpt-5.4-mini"}
@@ -139,12 +139,13 @@ def test_every_model_rule_of_the_paper_dag_is_planned(paper_cfg, smollm2_dir, tm
     assert isinstance(totals(df), pd.DataFrame)
 
 
-def test_smoke_model_is_given_apart_from_the_config(paper_cfg):
-    """The smoke test's model comes as its own argument (the rule's param: config mappings reach
-    scripts with sorted keys, so the config's first model cannot be read from them); the config
-    itself carries no key of that name."""
+def test_smoke_model_is_the_named_default_model(paper_cfg):
+    """The smoke test's model is config ``default_model`` (a name, never the first under
+    ``models:``), which the rule also passes as its own param; the argument wins."""
     tk = Tokens(FakeTokenizer())
     second = list(paper_cfg["models"])[1]
     assert list(_rows(plan(paper_cfg, tk, second), "smoke_generate").index) == [second]
-    assert list(_rows(plan({**paper_cfg, "default_model": second}, tk), "smoke_generate").index) == [
-        next(iter(paper_cfg["models"]))]
+    assert list(_rows(plan({**paper_cfg, "default_model": second}, tk), "smoke_generate").index) == [second]
+    assert list(_rows(plan(paper_cfg, tk), "smoke_generate").index) == [paper_cfg["default_model"]]
+
+
