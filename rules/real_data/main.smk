@@ -95,3 +95,33 @@ rule real_data_claims:
         only_real_data=True,
     script:
         "../../scripts/report/claims.py"
+
+
+rule claims_inventory:
+    """Every number the papers' texts state, with the claims that check it or the reason it has none."""
+    input:
+        texts=real_data_input("real_data.paper_texts"),
+        inventory=config["claims_inventory"],
+        claims=config["claims"],
+    output:
+        numbers="results/real_data/claims_inventory.tsv",
+        summary="results/real_data/claims_inventory_summary.tsv",
+        summary_page=paper_report(
+            "results/real_data/claims_inventory_summary.html",
+            caption="../../report/claims_inventory.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=4,
+            paper="All three papers",
+            shows="Every number the papers state: checked by a claim, or the reason it has none",
+        ),
+    log:
+        "logs/real_data/claims_inventory.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../../scripts/real_data/claims_inventory.py"
