@@ -21,6 +21,17 @@ rule claims:
             shows="Paper value vs reproduced value",
         ),
         consistency="results/claims_consistency.csv",
+        facts="results/claims_facts.csv",
+        summary="results/claims_summary.csv",
+        summary_page=paper_report(
+            "results/claims_summary.html",
+            caption="../report/claims_summary.rst",
+            category="Claims scorecard",
+            section="Claims",
+            no=0,
+            paper="All three papers",
+            shows="Distinct facts per status and consistency checks per kind",
+        ),
         consistency_page=paper_report(
             "results/claims_consistency.html",
             caption="../report/claims_consistency.rst",

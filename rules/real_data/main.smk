@@ -80,6 +80,17 @@ rule real_data_claims:
             shows="Paper value vs value computed from the real data in ../shared/data",
         ),
         consistency="results/real_data/claims_consistency.csv",
+        facts="results/real_data/claims_facts.csv",
+        summary="results/real_data/claims_summary.csv",
+        summary_page=paper_report(
+            "results/real_data/claims_summary.html",
+            caption="../../report/claims_summary.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=2,
+            paper="All three papers",
+            shows="Distinct facts per status and consistency checks per kind",
+        ),
     log:
         "logs/real_data/claims.log",
     localrule: True

@@ -1,4 +1,4 @@
-from cultalign.claims import evaluate, load_claims
+from cultalign.claims import evaluate, facts_table, load_claims, summary_table
 from cultalign.core.job import Job
 
 job = Job(snakemake)
@@ -14,4 +14,10 @@ consistency = consistency[["id", "paper", "place", "statement", "status", "reaso
     columns={"reason": "arithmetic"})
 consistency.to_csv(job.output.consistency, index=False)
 job.write_report_page(consistency, job.output.consistency)
+facts = facts_table(table)
+facts.to_csv(job.output.facts, index=False)
+summary = summary_table(table)
+summary.to_csv(job.output.summary, index=False)
+job.write_report_page(summary, job.output.summary)
 job.log.info("claims: %s", table["status"].value_counts().to_dict())
+job.log.info("facts: %s", facts["status"].value_counts().to_dict())

@@ -58,7 +58,9 @@ from __future__ import annotations
 
 import ast
 import copy
+import fnmatch
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +70,17 @@ from .core.provenance import read_sidecar
 from .core.yamlload import safe_load
 
 SYNTHETIC_STATUS = "not computable: synthetic input"
-STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS, "consistent", "inconsistent")
+FIGURE_DATA_STATUS = "matches the authors' figure data"
+DESIGN_STATUS = "design check"
+STATUSES = ("reproduced", FIGURE_DATA_STATUS, DESIGN_STATUS, "differs", "not computable", SYNTHETIC_STATUS,
+            "consistent", "inconsistent")
+# evidence class of a value claim (section `evidence` of claims.yaml) -> its status when inside the band
+EVIDENCE = {
+    "primary": "reproduced",                   # computed by the workflow's rules from primary data
+    "authors-figure-data": FIGURE_DATA_STATUS,  # read back from the authors' released figure data
+    "design": DESIGN_STATUS,                   # restates the design (rows x a constant of the design)
+}
+PASSED = tuple(EVIDENCE.values())
 KINDS = ("value", "consistency")
 BASES = ("exact", "rounding", "sampling", "range")
 
@@ -93,7 +105,7 @@ REQUIRED = {
     "consistency": ("id", "paper", "place", "statement", "check"),
 }
 COLUMNS = ["id", "kind", "paper", "place", "statement", "unit", "paper_value", "reproduced_value",
-           "tolerance", "status", "reason", "result"]
+           "tolerance", "status", "reason", "result", "fact", "evidence"]
 
 
 class ClaimsError(ValueError):
@@ -218,12 +230,57 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
             except (SyntaxError, ClaimsError) as e:
                 raise ClaimsError(f"{where}: check {c['check']!r}: {e}") from None
     ids = {c["id"]: c for c in claims}
+    _assign_evidence(claims, data.get("evidence") or {}, path)
+    _assign_facts(claims, data.get("facts") or {}, path)
     for c in claims:
         if c["kind"] == "consistency":
             for ref in _references(c["check"]):
                 if ref not in ids or ids[ref]["kind"] != "value":
                     raise ClaimsError(f"{path}: claim {c['id']}: check refers to {ref!r}, not a value claim")
     return claims
+
+
+def _group_by_patterns(claims: list[dict], groups: dict[str, list[str]], what: str, path) -> dict[str, str]:
+    """{claim id: group} from {group: [claim id patterns (fnmatch)]}; a pattern matching no claim,
+    or a claim in two groups, is an error naming the section ``what``."""
+    ids = [c["id"] for c in claims]
+    by_id: dict[str, str] = {}
+    for group, patterns in groups.items():
+        for pat in patterns:
+            hit = [i for i in ids if fnmatch.fnmatchcase(i, pat)]
+            if not hit:
+                raise ClaimsError(f"{path}: {what}.{group}: {pat!r} matches no claim")
+            for i in hit:
+                if by_id.get(i, group) != group:
+                    raise ClaimsError(f"{path}: claim {i} is in {what} {by_id[i]} and {group}")
+                by_id[i] = group
+    return by_id
+
+
+def _assign_evidence(claims: list[dict], section: dict, path) -> None:
+    """``evidence`` of every value claim: its own key, else the class whose id patterns match it,
+    else ``primary``."""
+    for cls in section:
+        if cls not in EVIDENCE:
+            raise ClaimsError(f"{path}: evidence.{cls}: not one of {tuple(EVIDENCE)}")
+    by_id = _group_by_patterns(claims, section, "evidence", path)
+    for c in claims:
+        if c["kind"] != "value":
+            continue
+        c.setdefault("evidence", by_id.get(c["id"], "primary"))
+        if c["evidence"] not in EVIDENCE:
+            raise ClaimsError(f"{path}: claim {c['id']}: evidence {c['evidence']!r} is not one of {tuple(EVIDENCE)}")
+
+
+def _assign_facts(claims: list[dict], section: dict, path) -> None:
+    """``fact`` of every claim: the fact (section ``facts``) whose claim patterns match it, else its id.
+    One fact stated in many places (3,000 questions; 100 per trait per country) is one fact."""
+    for fact, spec in section.items():
+        if not isinstance(spec, dict) or not spec.get("statement") or not spec.get("claims"):
+            raise ClaimsError(f"{path}: facts.{fact}: needs statement and claims")
+    by_id = _group_by_patterns(claims, {f: spec["claims"] for f, spec in section.items()}, "facts", path)
+    for c in claims:
+        c["fact"] = by_id.get(c["id"], c["id"])
 
 
 def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[str, bool] | None = None) -> list[str]:
@@ -255,7 +312,7 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
         if c.get("kind", "value") != "value":
             continue
         row = _evaluate_value(c, studies, scale, base, cache, needs_set)
-        if row["status"] in ("reproduced", "differs"):  # computed from real inputs at the claim's scale
+        if row["status"] in (*PASSED, "differs"):  # computed from real inputs at the claim's scale
             computed[c["id"]] = row["reproduced_value"]
         rows.append(row)
     values = {c["id"]: c for c in claims if c.get("kind", "value") == "value"}
@@ -308,7 +365,10 @@ def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dic
                     status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"
                 else:
                     status, reason = _judge(val, c)
+                    if status == "reproduced":
+                        status = EVIDENCE[c.get("evidence", "primary")]
     row["status"], row["reason"] = status, reason
+    row["fact"], row["evidence"] = c.get("fact", c["id"]), c.get("evidence", "primary")
     return row
 
 
@@ -492,7 +552,8 @@ def arithmetic(check: str, values: dict, computed: dict, base: str | Path = ".")
 def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base=".", needs_set=None) -> dict:
     row = {"id": c["id"], "kind": "consistency", "paper": c["paper"], "place": c["place"],
            "statement": c["statement"], "unit": c.get("unit", ""), "paper_value": "", "reproduced_value": math.nan,
-           "tolerance": "", "result": c["check"]}
+           "tolerance": "", "result": c["check"], "fact": c.get("fact", c["id"]),
+           "evidence": reads_real_data(c) and "real data" or "paper arithmetic"}
     if not _needs_ok(c, needs_set):
         row["status"] = "not computable"
         row["reason"] = (f"needs the real input of config key '{c['needs']}', which this config does not set "
@@ -506,3 +567,62 @@ def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base="
         row["status"] = "not computable"
         row["reason"] = f"needs {m.args[0]}"
     return row
+
+
+def reads_real_data(c: dict) -> bool:
+    """A consistency check that reads real data (a computed value or a result cell), not only the
+    paper's numbers."""
+    return bool(c.get("needs")) or bool(re.search(r"\b(?:computed|value)\(", c["check"]))
+
+
+# a fact takes the least favourable status of its claims, in this order
+_FACT_ORDER = ("differs", "not computable", SYNTHETIC_STATUS, DESIGN_STATUS, FIGURE_DATA_STATUS, "reproduced")
+
+
+def facts_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per fact of the value claims in ``table`` (a scorecard): its status (the least
+    favourable of its claims'), the number of claims (rows) and their places (its mentions)."""
+    rows = []
+    vals = table[table["kind"] == "value"]
+    for fact, g in vals.groupby("fact", sort=False):
+        status = next(s for s in _FACT_ORDER if s in set(g["status"]))
+        bad = g[g["status"] == status]
+        rows.append({"fact": fact, "paper": g["paper"].iloc[0], "status": status,
+                     "claims": len(g), "statement": g["statement"].iloc[0],
+                     "places": "; ".join(dict.fromkeys(g["place"].astype(str))),
+                     "reason": "" if status in PASSED else str(bad["reason"].iloc[0])})
+    return pd.DataFrame(rows, columns=["fact", "paper", "status", "claims", "statement", "places", "reason"])
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts per paper: distinct facts per status (not computable: per reason), and the consistency
+    checks per status, those that read real data apart from those that are the paper's arithmetic."""
+    facts = facts_table(table)
+    rows = []
+    for paper in sorted(set(table["paper"])):
+        f = facts[facts["paper"] == paper]
+        for status, g in f.groupby("status", sort=False):
+            if status == "not computable":
+                for reason, h in g.groupby(g["reason"].map(_reason_class)):
+                    rows.append({"paper": paper, "kind": "facts", "status": status, "reason": reason,
+                                 "count": len(h), "rows": int(h["claims"].sum())})
+            else:
+                rows.append({"paper": paper, "kind": "facts", "status": status, "reason": "",
+                             "count": len(g), "rows": int(g["claims"].sum())})
+        cons = table[(table["paper"] == paper) & (table["kind"] == "consistency")]
+        for (ev, status), g in cons.groupby(["evidence", "status"]):
+            rows.append({"paper": paper, "kind": f"consistency checks ({ev})", "status": status, "reason": "",
+                         "count": len(g), "rows": len(g)})
+    return pd.DataFrame(rows, columns=["paper", "kind", "status", "reason", "count", "rows"])
+
+
+def _reason_class(reason: str) -> str:
+    """The reason of a not-computable claim without its particulars (values, row counts)."""
+    for pattern, label in ((r"^study ", "study not configured"), (r"^needs the real input of config key '([^']+)'",
+                           r"real input \1 not configured"), (r"was not produced", "result not produced"),
+                           (r"paper-scale inputs", "needs the paper-scale inputs"), (r"rows match", "row missing"),
+                           (r"NaN", "NaN with these inputs")):
+        m = re.search(pattern, reason)
+        if m:
+            return m.expand(label) if "\\" in label else label
+    return reason

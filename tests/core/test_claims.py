@@ -211,3 +211,55 @@ def test_load_claims_reparses_a_changed_file_and_hands_out_copies(tmp_path):
     p.write_text(cut)
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert [c["id"] for c in load_claims(p)] == ids[:-1]
+
+
+def test_evidence_statuses_facts_and_summary(tmp_path):
+    """Inside the band: `reproduced` only for primary data; values read back from the authors'
+    figure data and counts restating the design say so.  Facts count once however many rows."""
+    from cultalign.claims import facts_table, summary_table
+
+    pd.DataFrame({"quantity": ["n", "m"], "value": [10, 3]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    p = tmp_path / "claims.yaml"
+    entries = [
+        _c("own", tolerance=0), _c("own2", tolerance=0), _c("fig", tolerance=0),
+        _c("design", tolerance=0, evidence="design"), _c("off", value=4, where={"quantity": "m"}, tolerance=0),
+        _c("far", paper="monopolet"),
+        {"id": "arith", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s",
+         "check": "paper('own') == 10"},
+        {"id": "real", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s",
+         "check": "computed('own') == 11"},
+    ]
+    p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": entries,
+                                 "evidence": {"authors-figure-data": ["fi?"]},
+                                 "facts": {"pact.fact.ten": {"statement": "ten", "claims": ["own*"]}}}))
+    claims = load_claims(p)
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path)
+    s = t.set_index("id")["status"]
+    assert s["own"] == "reproduced" and s["fig"] == "matches the authors' figure data"
+    assert s["design"] == "design check" and s["off"] == "differs"
+    assert t.set_index("id").loc["own2", "fact"] == "pact.fact.ten"
+    f = facts_table(t).set_index("fact")
+    assert f.loc["pact.fact.ten", "claims"] == 2 and f.loc["pact.fact.ten", "status"] == "reproduced"
+    assert len(f) == 5   # six value rows, five facts
+    sm = summary_table(t).set_index(["paper", "kind", "status"])
+    assert sm.loc[("pact", "facts", "reproduced"), "count"] == 1
+    assert sm.loc[("pact", "facts", "reproduced"), "rows"] == 2
+    assert sm.loc[("monopolet", "facts", "not computable"), "reason"] == "study not configured"
+    assert sm.loc[("pact", "consistency checks (paper arithmetic)", "consistent"), "count"] == 1
+    assert sm.loc[("pact", "consistency checks (real data)", "inconsistent"), "count"] == 1
+    # a fact takes the least favourable status of its rows
+    pd.DataFrame({"quantity": ["n", "m"], "value": [10, 3]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    t.loc[t["id"] == "own2", "status"] = "differs"
+    assert facts_table(t).set_index("fact").loc["pact.fact.ten", "status"] == "differs"
+
+
+def test_bad_evidence_and_facts_sections(tmp_path):
+    p = tmp_path / "claims.yaml"
+    for extra, msg in (({"evidence": {"guess": ["a"]}}, "evidence.guess: not one of"),
+                       ({"evidence": {"design": ["zz*"]}}, "evidence.design: 'zz\\*' matches no claim"),
+                       ({"facts": {"f": {"statement": "s", "claims": ["a", "zz"]}}}, "facts.f: 'zz' matches no claim"),
+                       ({"facts": {"f": {"statement": "s", "claims": ["a"]},
+                                   "g": {"statement": "s", "claims": ["a*"]}}}, "claim a is in facts f and g")):
+        p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": [_c("a")], **extra}))
+        with pytest.raises(ClaimsError, match=msg):
+            load_claims(p)
