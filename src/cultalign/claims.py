@@ -61,6 +61,7 @@ import copy
 import fnmatch
 import math
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -386,10 +387,9 @@ def _judge(val: Any, c: dict) -> tuple[str, str]:
     if not isinstance(val, (int, float)) or not isinstance(target, (int, float)):
         return ("reproduced", "") if str(val) == str(target) else ("differs", "")
     lo, hi = band(c)
-    eps = 1e-9 * max(1.0, abs(target))  # a value on the band's edge counts as within (float rounding)
     if is_signed(c) and target != 0 and (val > 0) != (target > 0):
         return "differs", f"opposite sign: {val:.6g} vs the paper's {target:g}"
-    if lo - eps <= val <= hi + eps:
+    if _snap(lo) <= _snap(val) <= _snap(hi):  # exact on 15 significant digits: no edge epsilon
         return "reproduced", ""
     return "differs", f"{val:.6g} outside [{lo:g}, {hi:g}]"
 
@@ -399,14 +399,34 @@ def _judge(val: Any, c: dict) -> tuple[str, str]:
 _FUNCS = {
     "abs": abs, "min": min, "max": max, "round": round, "sum": lambda *a: sum(a[0] if len(a) == 1 else a),
     "mean": lambda *a: (lambda xs: sum(xs) / len(xs))(list(a[0]) if len(a) == 1 else list(a)),
-    "approx": lambda a, b, tol: abs(a - b) <= tol + 1e-12,
+    "approx": lambda a, b, tol: abs(_snap(a) - _snap(b)) <= _snap(tol),
     "wilcoxon_min_p": lambda n, two_sided=True: (2.0 if two_sided else 1.0) / 2 ** int(n),
 }
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
         ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b, ast.Mod: lambda a, b: a % b}
-_CMP = {ast.Eq: ("==", lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(b))), ast.NotEq: ("!=", lambda a, b: a != b),
-        ast.Lt: ("<", lambda a, b: a < b), ast.LtE: ("<=", lambda a, b: a <= b),
-        ast.Gt: (">", lambda a, b: a > b), ast.GtE: (">=", lambda a, b: a >= b)}
+_CMP = {ast.Eq: ("==", lambda a, b: _snap(a) == _snap(b)), ast.NotEq: ("!=", lambda a, b: _snap(a) != _snap(b)),
+        ast.Lt: ("<", lambda a, b: _snap(a) < _snap(b)), ast.LtE: ("<=", lambda a, b: _snap(a) <= _snap(b)),
+        ast.Gt: (">", lambda a, b: _snap(a) > _snap(b)), ast.GtE: (">=", lambda a, b: _snap(a) >= _snap(b))}
+
+
+def _snap(x) -> Decimal:
+    """``x`` as a decimal of 15 significant digits (what a float holds): the binary noise of float
+    arithmetic (0.1 + 0.2, 0.395 x 100) goes, and comparisons are then exact decimal ones; no
+    band is widened by an epsilon (a value 1e-12 beyond a band's edge is outside it)."""
+    return Decimal(f"{float(x):.15g}")
+
+
+def half_unit(c: dict) -> float:
+    """Half a unit of the last digit a value claim's number is stated to: the claim's tolerance
+    for a rounding band, else from the decimals of its value (36.1 -> 0.05, 24 -> 0.5)."""
+    if c.get("basis") == "rounding" and "tolerance" in c:
+        return float(c["tolerance"])
+    v = c["value"]
+    if isinstance(v, int):
+        return 0.5
+    text = repr(float(v))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return 0.5 * 10 ** -decimals
 
 
 def _parse_check(check: str) -> ast.Expression:
@@ -419,9 +439,9 @@ def _parse_check(check: str) -> ast.Expression:
             raise ClaimsError(f"{type(node).__name__} is not allowed in a check")
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", None)
-            if name not in (*_FUNCS, *_REFS):
+            if name not in (*_FUNCS, *_REFS, "half_unit"):
                 raise ClaimsError(f"unknown function {name!r}")
-        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "True", "False"):
+        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "half_unit", "True", "False"):
             raise ClaimsError(f"unknown name {node.id!r}")
     return tree
 
@@ -437,6 +457,10 @@ def _references(check: str) -> list[str]:
             if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
                 raise ClaimsError(f"{node.func.id}() takes one claim id in quotes")
             refs.append(node.args[0].value)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "half_unit":
+            if not node.args or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
+                raise ClaimsError("half_unit() takes claim ids in quotes")
+            refs += [a.value for a in node.args]
     return refs
 
 
@@ -509,6 +533,8 @@ def _eval(node, ctx: _Context):
             if ref not in ctx.computed:
                 raise _Missing(f"the computed value of {ref}, which this run did not produce")
             return ctx.computed[ref]
+        if name == "half_unit":  # the rounding of each stated number, summed
+            return sum(half_unit(ctx.values[a.value]) for a in node.args)
         if name == "value":
             return ctx.table(node.args[0].value, node.args[1].value, {k.arg: k.value.value for k in node.keywords})
         kwargs = {k.arg: _eval(k.value, ctx) for k in node.keywords}

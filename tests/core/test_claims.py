@@ -263,3 +263,36 @@ def test_bad_evidence_and_facts_sections(tmp_path):
         p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": [_c("a")], **extra}))
         with pytest.raises(ClaimsError, match=msg):
             load_claims(p)
+
+
+def test_bands_have_no_edge_epsilon_and_rounding_follows_every_input(tmp_path):
+    """Float noise goes (0.395 x 100 is 39.5), but nothing passes by a tolerance beyond the band:
+    1e-12 past the edge is outside.  half_unit() sums the rounding of every stated number."""
+    pd.DataFrame({"quantity": ["edge", "past", "noise"], "value": [10.5, 10.5 + 1e-11, 0.395]}).to_csv(
+        tmp_path / "r.tsv", sep="\t", index=False)
+    claims = _claims(tmp_path, [
+        _c("edge", where={"quantity": "edge"}, tolerance=0.5),
+        _c("past", where={"quantity": "past"}, tolerance=0.5),
+        _c("noise", where={"quantity": "noise"}, column="rate", value=39.5, unit="percent", tolerance=0),
+        _c("a", value=15.4, unit="percent", column="rate", tolerance=0.05),
+        _c("b", value=14.0, unit="percent", column="rate", basis="sampling", tolerance=1),
+        _c("d", value=1.38, unit="percentage points", basis="sampling", tolerance=0.5, column="gap"),
+        {"id": "diff", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
+         "check": "approx(paper('a') - paper('b'), paper('d'), half_unit('a', 'b', 'd'))"},
+        {"id": "eq", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
+         "check": "0.1 + 0.2 == 0.3"},
+        {"id": "neq", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
+         "check": "100 * (1 + 1e-12) == 100"},
+    ])
+    pd.DataFrame({"quantity": ["edge", "past", "noise"], "value": [10.5, 10.5 + 1e-11, 0.395],
+                  "rate": [0, 0, 0.395]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["edge", "status"] == "reproduced"
+    assert t.loc["past", "status"] == "differs"          # passed by the former 1e-9 edge tolerance
+    assert t.loc["noise", "status"] == "reproduced"
+    assert t.loc["diff", "status"] == "consistent"        # 1.4 vs 1.38 within 0.05 + 0.05 + 0.005
+    assert "= 0.105)" in t.loc["diff", "reason"]
+    assert t.loc["eq", "status"] == "consistent" and t.loc["neq", "status"] == "inconsistent"
+    with pytest.raises(ClaimsError, match="not a value claim"):
+        _claims(tmp_path, [_c("a"), {"id": "x", "kind": "consistency", "paper": "pact", "place": "p",
+                                     "statement": "s", "check": "approx(1, 1, half_unit('zz'))"}])
