@@ -213,6 +213,10 @@ def test_load_claims_reparses_a_changed_file_and_hands_out_copies(tmp_path):
     assert [c["id"] for c in load_claims(p)] == ids[:-1]
 
 
+def _check(id_, check, paper="pact"):
+    return {"id": id_, "kind": "consistency", "paper": paper, "place": "B.9", "statement": "s", "check": check}
+
+
 def test_evidence_statuses_facts_and_summary(tmp_path):
     """Inside the band: `reproduced` only for primary data; values read back from the authors'
     figure data and counts restating the design say so.  Facts count once however many rows."""
@@ -224,10 +228,8 @@ def test_evidence_statuses_facts_and_summary(tmp_path):
         _c("own", tolerance=0), _c("own2", tolerance=0), _c("fig", tolerance=0),
         _c("design", tolerance=0, evidence="design"), _c("off", value=4, where={"quantity": "m"}, tolerance=0),
         _c("far", paper="monopolet"),
-        {"id": "arith", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s",
-         "check": "paper('own') == 10"},
-        {"id": "real", "kind": "consistency", "paper": "pact", "place": "5.1", "statement": "s",
-         "check": "computed('own') == 11"},
+        _check("arith", "paper('own') == 10"),
+        _check("real", "computed('own') == 11"),
     ]
     p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": entries,
                                  "evidence": {"authors-figure-data": ["fi?"]},
@@ -277,12 +279,9 @@ def test_bands_have_no_edge_epsilon_and_rounding_follows_every_input(tmp_path):
         _c("a", value=15.4, unit="percent", column="rate", tolerance=0.05),
         _c("b", value=14.0, unit="percent", column="rate", basis="sampling", tolerance=1),
         _c("d", value=1.38, unit="percentage points", basis="sampling", tolerance=0.5, column="gap"),
-        {"id": "diff", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
-         "check": "approx(paper('a') - paper('b'), paper('d'), half_unit('a', 'b', 'd'))"},
-        {"id": "eq", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
-         "check": "0.1 + 0.2 == 0.3"},
-        {"id": "neq", "kind": "consistency", "paper": "pact", "place": "B.9", "statement": "s",
-         "check": "100 * (1 + 1e-12) == 100"},
+        _check("diff", "approx(paper('a') - paper('b'), paper('d'), half_unit('a', 'b', 'd'))"),
+        _check("eq", "0.1 + 0.2 == 0.3"),
+        _check("neq", "100 * (1 + 1e-12) == 100"),
     ])
     pd.DataFrame({"quantity": ["edge", "past", "noise"], "value": [10.5, 10.5 + 1e-11, 0.395],
                   "rate": [0, 0, 0.395]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
