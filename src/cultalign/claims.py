@@ -73,8 +73,9 @@ from .core.yamlload import safe_load
 SYNTHETIC_STATUS = "not computable: synthetic input"
 FIGURE_DATA_STATUS = "matches the authors' figure data"
 DESIGN_STATUS = "design check"
+CONDITIONAL_STATUS = "conditional"  # a consistency check whose readings of an unstated assumption disagree
 STATUSES = ("reproduced", FIGURE_DATA_STATUS, DESIGN_STATUS, "differs", "not computable", SYNTHETIC_STATUS,
-            "consistent", "inconsistent")
+            "consistent", "inconsistent", CONDITIONAL_STATUS)
 # evidence class of a value claim (section `evidence` of claims.yaml) -> its status when inside the band
 EVIDENCE = {
     "primary": "reproduced",                   # computed by the workflow's rules from primary data
@@ -196,6 +197,8 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
         kind = c.setdefault("kind", "value")
         if kind not in KINDS:
             raise ClaimsError(f"{where}: kind {kind!r} is not one of {KINDS}")
+        if kind == "consistency" and "readings" in c:
+            _set_readings(c, where)
         missing = [k for k in REQUIRED[kind] if k not in c]
         if missing:
             raise ClaimsError(f"{where} lacks {missing}")
@@ -239,6 +242,21 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
                 if ref not in ids or ids[ref]["kind"] != "value":
                     raise ClaimsError(f"{path}: claim {c['id']}: check refers to {ref!r}, not a value claim")
     return claims
+
+
+def _set_readings(c: dict, where: str) -> None:
+    """A check that depends on an assumption the paper does not state (one- or two-sided test,
+    relative or absolute reading of "favours") gives each reading its own check (``readings``:
+    {name: check}) and names the ``assumption``; ``check`` becomes their conjunction (what every
+    reading reads)."""
+    readings = c["readings"]
+    if "check" in c:
+        raise ClaimsError(f"{where}: give either check or readings, not both")
+    if not isinstance(readings, dict) or len(readings) < 2 or not all(isinstance(v, str) for v in readings.values()):
+        raise ClaimsError(f"{where}: readings must map two or more reading names to checks")
+    if not c.get("assumption"):
+        raise ClaimsError(f"{where}: readings need the assumption they differ in (key assumption)")
+    c["check"] = " and ".join(f"({chk})" for chk in readings.values())
 
 
 def _group_by_patterns(claims: list[dict], groups: dict[str, list[str]], what: str, path) -> dict[str, str]:
@@ -586,6 +604,9 @@ def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base="
                          "(config/real-data.yaml sets it)")
         return row
     try:
+        if "readings" in c:
+            row["status"], row["reason"] = _evaluate_readings(c, values, computed, base)
+            return row
         holds, shown = arithmetic(c["check"], values, computed, base)
         row["status"] = "consistent" if holds else "inconsistent"
         row["reason"] = shown
@@ -593,6 +614,21 @@ def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base="
         row["status"] = "not computable"
         row["reason"] = f"needs {m.args[0]}"
     return row
+
+
+def _evaluate_readings(c: dict, values: dict, computed: dict, base) -> tuple[str, str]:
+    """consistent / inconsistent when every reading agrees, else ``conditional``; the reason shows
+    each reading's arithmetic and names the assumption."""
+    results = {name: arithmetic(chk, values, computed, base) for name, chk in c["readings"].items()}
+    held = [n for n, (h, _) in results.items() if h]
+    shown = " | ".join(f"{n}: {text}" for n, (_, text) in results.items())
+    if len(held) == len(results):
+        return "consistent", f"every reading holds: {shown}"
+    if not held:
+        return "inconsistent", f"no reading holds: {shown}"
+    failed = [n for n in results if n not in held]
+    return CONDITIONAL_STATUS, (f"holds if {', '.join(held)}, not if {', '.join(failed)} (the paper does not say: "
+                                f"{c['assumption']}): {shown}")
 
 
 def reads_real_data(c: dict) -> bool:

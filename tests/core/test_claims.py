@@ -214,7 +214,8 @@ def test_load_claims_reparses_a_changed_file_and_hands_out_copies(tmp_path):
 
 
 def _check(id_, check, paper="pact"):
-    return {"id": id_, "kind": "consistency", "paper": paper, "place": "B.9", "statement": "s", "check": check}
+    entry = {"id": id_, "kind": "consistency", "paper": paper, "place": "B.9", "statement": "s", "check": check}
+    return entry if check else {k: v for k, v in entry.items() if k != "check"}
 
 
 def test_evidence_statuses_facts_and_summary(tmp_path):
@@ -295,3 +296,25 @@ def test_bands_have_no_edge_epsilon_and_rounding_follows_every_input(tmp_path):
     with pytest.raises(ClaimsError, match="not a value claim"):
         _claims(tmp_path, [_c("a"), {"id": "x", "kind": "consistency", "paper": "pact", "place": "p",
                                      "statement": "s", "check": "approx(1, 1, half_unit('zz'))"}])
+
+
+def test_checks_with_an_unstated_assumption_show_every_reading(tmp_path):
+    def sided(p):
+        return {"two-sided": f"wilcoxon_min_p(5) < {p}", "one-sided": f"wilcoxon_min_p(5, two_sided=False) < {p}"}
+
+    claims = _claims(tmp_path, [
+        {**_check("p05", ""), "assumption": "one- or two-sided test", "readings": sided(0.05)},
+        {**_check("p01", ""), "assumption": "one- or two-sided test", "readings": sided(0.01)},
+    ])
+    for c in claims:   # check: the conjunction of the readings (what every reading reads)
+        assert c["check"] == " and ".join(f"({chk})" for chk in c["readings"].values())
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["p05", "status"] == "conditional"
+    assert t.loc["p05", "reason"].startswith("holds if one-sided, not if two-sided (the paper does not say: one-")
+    assert "two-sided: wilcoxon_min_p(5) = 0.0625 < 0.05 -> does not hold" in t.loc["p05", "reason"]
+    assert t.loc["p01", "status"] == "inconsistent" and t.loc["p01", "reason"].startswith("no reading holds")
+    for bad, msg in (({"readings": {"a": "1 < 2", "b": "2 < 3"}}, "readings need the assumption"),
+                     ({"readings": {"a": "1 < 2"}, "assumption": "x"}, "two or more"),
+                     ({"readings": {"a": "1 < 2", "b": "2 < 3"}, "assumption": "x", "check": "1 < 2"}, "not both")):
+        with pytest.raises(ClaimsError, match=msg):
+            _claims(tmp_path, [{**_check("x", ""), **bad}])
