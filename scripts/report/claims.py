@@ -1,11 +1,11 @@
-from cultalign.claims import evaluate, facts_table, load_claims, summary_table
+from cultalign.claims import evaluate, facts_table, load_claims, on_real_data_scorecard, summary_table
 from cultalign.core.job import Job
 
 job = Job(snakemake)
 claims = load_claims(job.input.claims)
 table = evaluate(claims, job.params.studies, job.params.scale, needs_set=job.params.needs_set)
 if job.params.get("only_real_data"):  # the real-data target: claims on real inputs and the consistency checks
-    keep = {c["id"] for c in claims if c.get("needs") or c["kind"] == "consistency"}
+    keep = {c["id"] for c in claims if on_real_data_scorecard(c)}
     table = table[table["id"].isin(keep)]
 table.to_csv(job.output.scorecard, index=False)
 job.write_report_page(table, job.output.scorecard)

@@ -199,7 +199,9 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
             raise ClaimsError(f"{where}: kind {kind!r} is not one of {KINDS}")
         if kind == "consistency" and "readings" in c:
             _set_readings(c, where)
-        missing = [k for k in REQUIRED[kind] if k not in c]
+        if kind == "value" and "value_from" in c:
+            _check_value_from(c, where)
+        missing = [k for k in REQUIRED[kind] if k not in c and not (k == "value" and "value_from" in c)]
         if missing:
             raise ClaimsError(f"{where} lacks {missing}")
         if c["id"] in seen:
@@ -241,7 +243,25 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
             for ref in _references(c["check"]):
                 if ref not in ids or ids[ref]["kind"] != "value":
                     raise ClaimsError(f"{path}: claim {c['id']}: check refers to {ref!r}, not a value claim")
+                # a check that uses a number of the authors' released data needs that input
+                if "value_from" in ids[ref] and c.get("needs", ids[ref]["needs"]) != ids[ref]["needs"]:
+                    raise ClaimsError(f"{path}: claim {c['id']}: reads {ref} ({ids[ref]['needs']}) and needs "
+                                      f"{c['needs']}")
+                if "value_from" in ids[ref]:
+                    c["needs"] = ids[ref]["needs"]
     return claims
+
+
+def _check_value_from(c: dict, where: str) -> None:
+    """A number that comes from the authors' released data, not from the paper's text, is read from
+    that input's table (``value_from: {result, column, where}``) and the claim ``needs`` its config key."""
+    vf = c["value_from"]
+    if "value" in c:
+        raise ClaimsError(f"{where}: give either value (as the paper prints it) or value_from, not both")
+    if not isinstance(vf, dict) or not vf.get("result") or not vf.get("column"):
+        raise ClaimsError(f"{where}: value_from needs result, column and where")
+    if not c.get("needs"):
+        raise ClaimsError(f"{where}: value_from reads an input: the claim needs its config key (key needs)")
 
 
 def _set_readings(c: dict, where: str) -> None:
@@ -308,7 +328,15 @@ def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[s
     for c in claims:
         if c["paper"] in studies and _needs_ok(c, needs_set):
             files.update([c["result"]] if c["kind"] == "value" else check_tables(c["check"]))
+            if "value_from" in c:
+                files.add(c["value_from"]["result"])
     return sorted(files)
+
+
+def on_real_data_scorecard(c: dict) -> bool:
+    """A claim of the real-data scorecard (rule real_data_claims): a value computed from a real
+    input (``needs``, not a paper-scale result compared with the authors' data) or a consistency check."""
+    return c["kind"] == "consistency" or (bool(c.get("needs")) and "value_from" not in c)
 
 
 def _needs_ok(c: dict, needs_set: dict[str, bool] | None) -> bool:
@@ -327,9 +355,15 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
     rows = []
     cache: dict[str, pd.DataFrame] = {}
     computed: dict[str, float] = {}
+    ctx = _Context({}, {}, base, cache)
     for c in claims:
         if c.get("kind", "value") != "value":
             continue
+        if "value_from" in c:
+            row = _resolve_value_from(c, ctx, studies, needs_set)
+            if row is not None:
+                rows.append(row)
+                continue
         row = _evaluate_value(c, studies, scale, base, cache, needs_set)
         if row["status"] in (*PASSED, "differs"):  # computed from real inputs at the claim's scale
             computed[c["id"]] = row["reproduced_value"]
@@ -341,6 +375,29 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
     order = {c["id"]: i for i, c in enumerate(claims)}
     rows.sort(key=lambda r: order[r["id"]])
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _resolve_value_from(c: dict, ctx: "_Context", studies, needs_set) -> dict | None:
+    """Set ``c["value"]`` from the input table ``value_from`` names (None: done, evaluate the
+    claim); else the claim's not-computable row."""
+    vf = c["value_from"]
+    try:
+        if c["paper"] not in studies or not _needs_ok(c, needs_set):
+            raise _Missing(f"the real input of config key '{c['needs']}', which this config does not set "
+                           "(config/real-data.yaml sets it)")
+        value = ctx.table(vf["result"], vf["column"], vf.get("where") or {})
+        unit = vf.get("unit") or ctx.cell(vf["result"], "unit", vf.get("where") or {}) or c["unit"]
+        c["value"] = convert(value, unit, c["unit"])
+        problems = band_problems(c)
+        if not problems:
+            return None
+        reason = f"the band around the authors' value {c['value']:g} is not honest: {'; '.join(problems)}"
+    except _Missing as m:
+        reason = f"the stated value comes from the authors' data: needs {m.args[0]}"
+    return {"id": c["id"], "kind": "value", "paper": c["paper"], "place": c["place"], "statement": c["statement"],
+            "unit": c["unit"], "paper_value": c.get("value", math.nan), "reproduced_value": math.nan,
+            "tolerance": "", "result": f"{c['result']}:{c['column']}", "status": "not computable",
+            "reason": reason, "fact": c.get("fact", c["id"]), "evidence": c.get("evidence", "primary")}
 
 
 def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dict:
@@ -506,6 +563,11 @@ class _Context:
         self.values, self.computed, self.base = values, computed, Path(base)
         self.cache = {} if cache is None else cache
 
+    def cell(self, result: str, column: str, where: dict) -> str | None:
+        """A text cell of a row that ``table`` read before (None when there is no such column)."""
+        df = self.cache[result]
+        return str(select(df, where).iloc[0][column]) if column in df.columns else None
+
     def table(self, result: str, column: str, where: dict) -> float:
         p = self.base / result
         if not p.exists():
@@ -545,7 +607,10 @@ def _eval(node, ctx: _Context):
     if isinstance(node, ast.Call):
         name = node.func.id
         if name == "paper":
-            return float(ctx.values[node.args[0].value]["value"])
+            claim = ctx.values[node.args[0].value]
+            if "value" not in claim:  # a number of the authors' released data, not read (input not set)
+                raise _Missing(f"the authors' data value of {claim['id']} (config key '{claim['needs']}')")
+            return float(claim["value"])
         if name == "computed":
             ref = node.args[0].value
             if ref not in ctx.computed:

@@ -4,7 +4,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from cultalign.claims import ClaimsError, arithmetic, band_problems, convert, evaluate, load_claims
+from cultalign.claims import (
+    ClaimsError,
+    arithmetic,
+    band_problems,
+    claim_result_files,
+    convert,
+    evaluate,
+    load_claims,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = {"r.tsv:value": "count", "r.tsv:rate": "fraction", "r.tsv:gap": "fraction difference",
@@ -318,3 +326,29 @@ def test_checks_with_an_unstated_assumption_show_every_reading(tmp_path):
                      ({"readings": {"a": "1 < 2", "b": "2 < 3"}, "assumption": "x", "check": "1 < 2"}, "not both")):
         with pytest.raises(ClaimsError, match=msg):
             _claims(tmp_path, [{**_check("x", ""), **bad}])
+
+
+def test_numbers_of_the_authors_data_are_read_from_that_input(tmp_path):
+    """A number only the authors' released data give is read from that input's table, not typed;
+    the claim and every check that uses it need the input's config key."""
+    pd.DataFrame({"quantity": ["n"], "rate": [0.419]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    pd.DataFrame({"key": ["Brazil", "Brazil"], "field": ["personalAllow", "gap"], "value": [41.9, 12.2],
+                  "unit": ["percent", "percentage points"]}).to_csv(tmp_path / "site.tsv", sep="\t", index=False)
+    site = {"result": "site.tsv", "column": "value", "where": {"key": "Brazil", "field": "personalAllow"}}
+    entries = [
+        {k: v for k, v in _c("fig", column="rate", unit="percent", tolerance=0.05, needs="real_data.site",
+                             value_from=site).items() if k != "value"},
+        _check("uses", "paper('fig') > 40"),
+    ]
+    claims = _claims(tmp_path, entries)
+    assert claims[1]["needs"] == "real_data.site"          # inherited from the number it reads
+    assert "site.tsv" in claim_result_files(claims, ["pact"], {"real_data.site": True})
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.site": True}).set_index("id")
+    assert t.loc["fig", "paper_value"] == 41.9 and t.loc["fig", "status"] == "reproduced"
+    assert t.loc["uses", "status"] == "consistent"
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.site": False}).set_index("id")
+    assert t.loc["fig", "status"] == "not computable" and "real_data.site" in t.loc["fig", "reason"]
+    assert t.loc["uses", "status"] == "not computable" and "real_data.site" in t.loc["uses", "reason"]
+    for bad, msg in (({"value": 41.9}, "not both"), ({"needs": None}, "needs its config key")):
+        with pytest.raises(ClaimsError, match=msg):
+            _claims(tmp_path, [{**entries[0], **bad}])
