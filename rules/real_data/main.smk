@@ -116,6 +116,7 @@ rule claims_inventory:
         claims=config["claims"],
     output:
         numbers="results/real_data/claims_inventory.tsv",
+        derived="results/real_data/claims_derived.tsv",
         summary="results/real_data/claims_inventory_summary.tsv",
         summary_page=paper_report(
             "results/real_data/claims_inventory_summary.html",

@@ -308,7 +308,8 @@ def classify(mentions: list[Mention], inventory: dict, claims: list[dict]) -> li
         if rule:
             m.reason, m.rule = rule["reason"], rule["name"]
             continue
-        same = [c for c in by_paper.get(m.paper, []) if abs(float(c["value"]) - abs(m.value)) < 1e-9]
+        # equal up to the sign (the sign is checked by the derived rule "printed sign")
+        same = [c for c in by_paper.get(m.paper, []) if abs(abs(float(c["value"])) - abs(m.value)) < 1e-9]
         here = [c for c in same if claim_places(str(c["place"])) & mention_places(m)]
         if here and m.row:
             # a table cell: equal cells pair with equal claims one to one, in order, those that
@@ -395,8 +396,9 @@ def unprinted_claims(mentions: list[Mention], claims: list[dict]) -> list[dict]:
     return [c for c in claims if c.get("kind", "value") == "value" and c["id"] not in linked]
 
 
-def summary(mentions: list[Mention]):
-    """Counts per paper: numbers, numbers with a claim, per reason class, and per rule."""
+def summary(mentions: list[Mention], derived=None):
+    """Counts per paper: numbers, numbers with a claim, per reason class, per rule, and the checks
+    each derivation rule produced (``derived``: the table of ``derived_checks``), held or not."""
     import pandas as pd
 
     rows = []
@@ -415,4 +417,60 @@ def summary(mentions: list[Mention]):
             rows.append({"paper": paper, "group": "rule", "name": name, "count": n})
         claims = {c for m in ms for c in m.claims}
         rows.append({"paper": paper, "group": "total", "name": "distinct claims linked", "count": len(claims)})
+        if derived is not None:
+            d = derived if paper == "all" else derived[derived["paper"] == paper]
+            for (rule, holds), n in d.groupby(["rule", "holds"]).size().items():
+                rows.append({"paper": paper, "group": "derived check",
+                             "name": f"{rule}: {'holds' if holds else 'does not hold'}", "count": int(n)})
     return pd.DataFrame(rows)
+
+
+# ---- consistency checks derived from the inventory, rule by rule ----
+
+# the range a metric's definition allows, by claim unit
+BOUNDS = {"percent": (0, 100), "percentage points": (-100, 100), "fraction": (0, 1), "fraction difference": (-1, 1),
+          "correlation": (-1, 1), "agreement coefficient": (-1, 1), "cramers v": (0, 1), "p-value": (0, 1),
+          "wasserstein distance": (0, math.inf), "count": (0, math.inf), "ratio": (0, math.inf)}
+SHARE_UNITS = ("percent", "percentage points")
+
+
+def printed_sign(m: Mention) -> int:
+    """+1 / -1 when the number is printed with an explicit sign (+4.3, −0.8), else 0."""
+    if m.number[:1] in MINUS:
+        return -1
+    return 1 if m.before.endswith("+") else 0
+
+
+def derived_checks(mentions: list[Mention], claims: list[dict]):
+    """Checks derived from every printed number that a value claim checks, by rule:
+
+    * ``metric bounds``: the printed value lies in the range its metric's definition allows (a
+      percent in 0-100, a correlation in -1..1, a count a whole number >= 0, ...);
+    * ``printed sign``: a number printed with a sign (+4.3, −0.8) has the sign of the claim's value;
+    * ``printed unit``: a number printed with % is linked to a claim in percent or percentage points.
+    """
+    import pandas as pd
+
+    by_id = {c["id"]: c for c in claims}
+    rows = []
+    for m in mentions:
+        for cid in m.claims:
+            c = by_id.get(cid)
+            if not c or c.get("kind", "value") != "value" or not isinstance(c.get("value"), (int, float)):
+                continue
+            sign = printed_sign(m)
+            value = abs(m.value) * (sign or (1 if c["value"] >= 0 else -1))
+            base = {"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": cid}
+            lo, hi = BOUNDS.get(c["unit"], (-math.inf, math.inf))
+            whole = c["unit"] != "count" or float(value).is_integer()
+            rows.append({**base, "rule": "metric bounds", "holds": lo <= value <= hi and whole,
+                         "arithmetic": f"{m.number} ({c['unit']}) in [{lo:g}, {hi:g}]"
+                                       + ("" if c["unit"] != "count" else ", a whole number")})
+            if sign and c["value"] != 0:
+                rows.append({**base, "rule": "printed sign", "holds": (sign > 0) == (c["value"] > 0),
+                             "arithmetic": f"printed {m.number} vs the claim's {c['value']:g}"})
+            if m.number.endswith("%"):
+                rows.append({**base, "rule": "printed unit", "holds": c["unit"] in SHARE_UNITS,
+                             "arithmetic": f"printed {m.number} vs the claim's unit {c['unit']}"})
+    cols = ["rule", "paper", "key", "place", "claim", "holds", "arithmetic"]
+    return pd.DataFrame(rows, columns=cols)

@@ -15,6 +15,7 @@ from cultalign.inventory import (
     classify,
     claim_places,
     coverage_problems,
+    derived_checks,
     distinctive,
     extract,
     load_inventory,
@@ -162,3 +163,20 @@ def test_inventory_covers_every_number_of_the_papers():
     assert "pact.normad_rows" in by_key["pact §A.1 2633 #1"].claims
     assert by_key["pact §A.1 2633 #1"].line == 1 and by_key["personas §5.1 25.9 #1"].row == "ZA"
     assert by_key["personas §5.1 25.9 #1"].claims[-1] == "personas.table2.mcs.ZA.bfi44"
+
+
+def test_derived_checks_bounds_sign_and_unit():
+    text = "## 1 Results\nA rate of 120% and a gap of +4.3 points; agreement 0.9 and 12.5 dilemmas.\n"
+    claims = [value_claim("fake.rate", 120, "Section 1", unit="percent"),
+              value_claim("fake.gap", -4.3, "Section 1", unit="percentage points"),
+              value_claim("fake.agree", 0.9, "Section 1", unit="fraction"),
+              value_claim("fake.n", 12.5, "Section 1", unit="count")]
+    ms = classify(extract(text, "fake"), fake_inventory(), claims)
+    d = derived_checks(ms, claims).set_index(["rule", "claim"])["holds"]
+    assert not d[("metric bounds", "fake.rate")]        # a percent above 100
+    assert d[("printed unit", "fake.rate")]
+    assert not d[("printed sign", "fake.gap")]           # printed +4.3, the claim says -4.3
+    assert d[("metric bounds", "fake.agree")]
+    assert not d[("metric bounds", "fake.n")]            # a count is a whole number
+    t = summary(ms, derived_checks(ms, claims)).set_index(["paper", "group", "name"])["count"]
+    assert t[("all", "derived check", "metric bounds: does not hold")] == 2
