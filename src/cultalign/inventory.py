@@ -447,13 +447,28 @@ def derived_checks(mentions: list[Mention], claims: list[dict]):
     * ``metric bounds``: the printed value lies in the range its metric's definition allows (a
       percent in 0-100, a correlation in -1..1, a count a whole number >= 0, ...);
     * ``printed sign``: a number printed with a sign (+4.3, −0.8) has the sign of the claim's value;
-    * ``printed unit``: a number printed with % is linked to a claim in percent or percentage points.
+    * ``printed unit``: a number printed with % is linked to a claim in percent or percentage points;
+    * ``up to``: a number the text gives as "up to X" is no smaller than any number of the table
+      (the claims' ``place``) it is taken from.
     """
     import pandas as pd
 
     by_id = {c["id"]: c for c in claims}
+    by_place: dict[tuple[str, str], list[float]] = {}
+    for c in claims:
+        if c.get("kind", "value") == "value" and isinstance(c.get("value"), (int, float)):
+            by_place.setdefault((c["paper"], str(c["place"])), []).append(float(c["value"]))
     rows = []
     for m in mentions:
+        if re.search(r"\bup to\s*\+?$", m.before) and not m.row:
+            # "up to X" in the text: no cell of the table the number is taken from exceeds it
+            values = [by_id[i] for i in m.claims if i in by_id and by_id[i].get("kind", "value") == "value"]
+            for c in values[:1]:
+                cells = by_place.get((c["paper"], str(c["place"])), [])
+                rows.append({"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": c["id"],
+                             "rule": "up to", "holds": abs(m.value) >= max(cells),
+                             "arithmetic": f"up to {m.number} vs the largest of the {len(cells)} numbers of "
+                                           f"{c['place']}: {max(cells):g}"})
         for cid in m.claims:
             c = by_id.get(cid)
             if not c or c.get("kind", "value") != "value" or not isinstance(c.get("value"), (int, float)):
@@ -461,7 +476,7 @@ def derived_checks(mentions: list[Mention], claims: list[dict]):
             sign = printed_sign(m)
             value = abs(m.value) * (sign or (1 if c["value"] >= 0 else -1))
             base = {"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": cid}
-            lo, hi = BOUNDS.get(c["unit"], (-math.inf, math.inf))
+            lo, hi = BOUNDS.get(c.get("unit", ""), (-math.inf, math.inf))
             whole = c["unit"] != "count" or float(value).is_integer()
             rows.append({**base, "rule": "metric bounds", "holds": lo <= value <= hi and whole,
                          "arithmetic": f"{m.number} ({c['unit']}) in [{lo:g}, {hi:g}]"

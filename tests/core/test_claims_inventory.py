@@ -180,3 +180,10 @@ def test_derived_checks_bounds_sign_and_unit():
     assert not d[("metric bounds", "fake.n")]            # a count is a whole number
     t = summary(ms, derived_checks(ms, claims)).set_index(["paper", "group", "name"])["count"]
     assert t[("all", "derived check", "metric bounds: does not hold")] == 2
+    # "up to X" in the text against the table the number is taken from
+    claims = [value_claim("fake.br.a", 19.1, "Table 2", unit="percent"),
+              value_claim("fake.in.a", 14.8, "Table 2", unit="percent")]
+    for limit, holds in (("19.1", True), ("14.8", False)):
+        text = FAKE_PAPER.replace("We keep 75 countries.", f"Gains reach up to {limit}% (Table 2).")
+        d = derived_checks(classify(extract(text, "fake"), fake_inventory(), claims), claims)
+        assert d[d.rule == "up to"]["holds"].tolist() == [holds]
