@@ -22,6 +22,16 @@ rule claims:
         ),
         consistency="results/claims_consistency.csv",
         facts="results/claims_facts.csv",
+        errata="results/claims_errata.csv",
+        errata_page=paper_report(
+            "results/claims_errata.html",
+            caption="../report/claims_errata.rst",
+            category="Claims scorecard",
+            section="The papers' own consistency",
+            no=6,
+            paper="All three papers",
+            shows="The papers' own inconsistencies and what the workflow does about each",
+        ),
         summary="results/claims_summary.csv",
         summary_page=paper_report(
             "results/claims_summary.html",

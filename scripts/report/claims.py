@@ -1,4 +1,11 @@
-from cultalign.claims import evaluate, facts_table, load_claims, on_real_data_scorecard, summary_table
+from cultalign.claims import (
+    errata_table,
+    evaluate,
+    facts_table,
+    load_claims,
+    on_real_data_scorecard,
+    summary_table,
+)
 from cultalign.core.job import Job
 
 job = Job(snakemake)
@@ -7,17 +14,13 @@ table = evaluate(claims, job.params.studies, job.params.scale, needs_set=job.par
 if job.params.get("only_real_data"):  # the real-data target: claims on real inputs and the consistency checks
     keep = {c["id"] for c in claims if on_real_data_scorecard(c)}
     table = table[table["id"].isin(keep)]
-table.to_csv(job.output.scorecard, index=False)
-job.write_report_page(table, job.output.scorecard)
 consistency = table[table["kind"] == "consistency"]
 consistency = consistency[["id", "paper", "place", "statement", "status", "reason"]].rename(
     columns={"reason": "arithmetic"})
-consistency.to_csv(job.output.consistency, index=False)
-job.write_report_page(consistency, job.output.consistency)
 facts = facts_table(table)
-facts.to_csv(job.output.facts, index=False)
-summary = summary_table(table)
-summary.to_csv(job.output.summary, index=False)
-job.write_report_page(summary, job.output.summary)
+for df, path in ((table, job.output.scorecard), (consistency, job.output.consistency), (facts, job.output.facts),
+                 (summary_table(table), job.output.summary), (errata_table(table, claims), job.output.errata)):
+    df.to_csv(path, index=False)
+    job.write_report_page(df, path)  # the page when the rule declares it
 job.log.info("claims: %s", table["status"].value_counts().to_dict())
 job.log.info("facts: %s", facts["status"].value_counts().to_dict())

@@ -753,3 +753,14 @@ def _reason_class(reason: str) -> str:
         if m:
             return m.expand(label) if "\\" in label else label
     return reason
+
+
+def errata_table(table: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
+    """The papers' own inconsistencies: every consistency check of ``table`` that does not hold (or
+    holds only under one reading), with its arithmetic, its places in the paper and what the
+    workflow does about it (the claim's ``resolution``: which value it uses, and why)."""
+    res = {c["id"]: c.get("resolution", "") for c in claims}
+    bad = table[(table["kind"] == "consistency") & table["status"].isin(["inconsistent", CONDITIONAL_STATUS])]
+    out = bad[["id", "paper", "place", "statement", "status", "reason"]].rename(columns={"reason": "arithmetic"})
+    out = out.assign(resolution=[res.get(i) or "not recorded" for i in out["id"]])
+    return out.reset_index(drop=True)

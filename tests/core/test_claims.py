@@ -352,3 +352,19 @@ def test_numbers_of_the_authors_data_are_read_from_that_input(tmp_path):
     for bad, msg in (({"value": 41.9}, "not both"), ({"needs": None}, "needs its config key")):
         with pytest.raises(ClaimsError, match=msg):
             _claims(tmp_path, [{**entries[0], **bad}])
+
+
+def test_errata_lists_failed_and_conditional_checks_with_their_resolution(tmp_path):
+    from cultalign.claims import errata_table
+
+    claims = _claims(tmp_path, [
+        _c("judgments", value=4098, tolerance=0),
+        {**_check("design", "200 * 7 * 2 == paper('judgments')"), "resolution": "uses the export's rows"},
+        _check("fine", "2 + 2 == 4"),
+        _check("open", "1 > 2"),
+    ])
+    e = errata_table(evaluate(claims, ["pact"], scale="demo", base=tmp_path), claims).set_index("id")
+    assert list(e.index) == ["design", "open"]
+    assert e.loc["design", "resolution"] == "uses the export's rows"
+    assert e.loc["design", "arithmetic"].startswith("200 * 7 * 2 = 2800 == paper('judgments') = 4098")
+    assert e.loc["open", "resolution"] == "not recorded"

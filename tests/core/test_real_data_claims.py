@@ -75,6 +75,9 @@ def test_real_data_run(tmp_path, shared_data):
     assert facts.loc["personas.fact.questions_per_trait_and_country", "claims"] == 30
     summary = pd.read_csv(work / "results" / "real_data" / "claims_summary.csv")
     assert set(summary["kind"]) == {"facts", "consistency checks (real data)", "consistency checks (paper arithmetic)"}
+    errata = pd.read_csv(work / "results" / "real_data" / "claims_errata.csv").set_index("id")
+    assert set(errata["status"]) == {"inconsistent", "conditional"}
+    assert "F.1" in errata.loc["pact.consistency.gap_sign_s53_definition", "resolution"]
     cons = pd.read_csv(work / "results" / "real_data" / "claims_consistency.csv")
     assert set(cons["status"]) == {"consistent", "inconsistent", "conditional"}
     # "Llama and GPT favour preferences": true relative to the other models, not in absolute terms
