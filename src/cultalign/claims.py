@@ -48,6 +48,18 @@ of a result table, as stored; not from a table computed from synthetic inputs) a
 Status ``consistent`` or ``inconsistent``, with the arithmetic shown (each side's expression and
 value).
 
+Further keys: ``value_from: {result, column, where}`` instead of ``value`` for a number only the
+authors' released data give (read from that input's table; the claim ``needs`` its config key, and
+so does every check that uses it); ``readings: {name: check}`` and ``assumption`` instead of
+``check`` for a check that depends on an assumption the paper does not state (status
+``conditional`` when the readings disagree); ``resolution`` (what the workflow does about a check
+that fails: the errata table).  Top-level sections ``evidence`` ({authors-figure-data | design:
+[claim id patterns]}: the status of a value inside its band is then "matches the authors' figure
+data" or "design check", not "reproduced") and ``facts`` ({fact id: {statement, claims: [claim id
+patterns]}}: rows of one fact count once in ``facts_table`` / ``summary_table``).  Check function
+``half_unit('<id>', ...)``: the summed rounding of the named stated numbers.  Comparisons are exact
+on 15 significant digits (``_snap``), with no edge epsilon.
+
 Statuses of value claims: ``reproduced`` (within tolerance and of the right sign), ``differs``,
 ``not computable: synthetic input`` (the result table's provenance sidecar says it was computed
 from synthetic inputs; the reason names their config keys), or ``not computable`` with the
