@@ -50,7 +50,17 @@ def claim_needs_set(wildcards):
 
 def real_data_claim_files(wildcards):
     """Result files of the real-data claims (those that `need` a config key)."""
-    from cultalign.claims import claim_result_files, load_claims
+    from cultalign.claims import claim_result_files, load_claims, on_real_data_scorecard
 
-    claims = [c for c in load_claims(config["claims"]) if c.get("needs")]
-    return claim_result_files(claims, STUDIES, claim_needs_set(wildcards))
+    claims = load_claims(config["claims"])
+    needs_set = claim_needs_set(wildcards)
+    files = claim_result_files(
+        [c for c in claims if on_real_data_scorecard(c)], STUDIES, needs_set
+    )
+    # the authors' released data the checks read through paper('<id>') of a value_from claim
+    sources = {
+        c["value_from"]["result"]
+        for c in claims
+        if "value_from" in c and needs_set.get(c["needs"])
+    }
+    return sorted(set(files) | sources)

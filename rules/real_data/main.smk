@@ -80,6 +80,27 @@ rule real_data_claims:
             shows="Paper value vs value computed from the real data in ../shared/data",
         ),
         consistency="results/real_data/claims_consistency.csv",
+        facts="results/real_data/claims_facts.csv",
+        errata="results/real_data/claims_errata.csv",
+        errata_page=paper_report(
+            "results/real_data/claims_errata.html",
+            caption="../../report/claims_errata.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=6,
+            paper="All three papers",
+            shows="The papers' own inconsistencies and what the workflow does about each",
+        ),
+        summary="results/real_data/claims_summary.csv",
+        summary_page=paper_report(
+            "results/real_data/claims_summary.html",
+            caption="../../report/claims_summary.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=2,
+            paper="All three papers",
+            shows="Distinct facts per status and consistency checks per kind",
+        ),
     log:
         "logs/real_data/claims.log",
     localrule: True
@@ -95,3 +116,34 @@ rule real_data_claims:
         only_real_data=True,
     script:
         "../../scripts/report/claims.py"
+
+
+rule claims_inventory:
+    """Every number the papers' texts state, with the claims that check it or the reason it has none."""
+    input:
+        texts=real_data_input("real_data.paper_texts"),
+        inventory=config["claims_inventory"],
+        claims=config["claims"],
+    output:
+        numbers="results/real_data/claims_inventory.tsv",
+        derived="results/real_data/claims_derived.tsv",
+        summary="results/real_data/claims_inventory_summary.tsv",
+        summary_page=paper_report(
+            "results/real_data/claims_inventory_summary.html",
+            caption="../../report/claims_inventory.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=4,
+            paper="All three papers",
+            shows="Every number the papers state: checked by a claim, or the reason it has none",
+        ),
+    log:
+        "logs/real_data/claims_inventory.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../../scripts/real_data/claims_inventory.py"

@@ -51,6 +51,18 @@ of a result table, as stored; not from a table computed from synthetic inputs) a
 Status ``consistent`` or ``inconsistent``, with the arithmetic shown (each side's expression and
 value).
 
+Further keys: ``value_from: {result, column, where}`` instead of ``value`` for a number only the
+authors' released data give (read from that input's table; the claim ``needs`` its config key, and
+so does every check that uses it); ``readings: {name: check}`` and ``assumption`` instead of
+``check`` for a check that depends on an assumption the paper does not state (status
+``conditional`` when the readings disagree); ``resolution`` (what the workflow does about a check
+that fails: the errata table).  Top-level sections ``evidence`` ({authors-figure-data | design:
+[claim id patterns]}: the status of a value inside its band is then "matches the authors' figure
+data" or "design check", not "reproduced") and ``facts`` ({fact id: {statement, claims: [claim id
+patterns]}}: rows of one fact count once in ``facts_table`` / ``summary_table``).  Check function
+``half_unit('<id>', ...)``: the summed rounding of the named stated numbers.  Comparisons are exact
+on 15 significant digits (``_snap``), with no edge epsilon.
+
 Statuses of value claims: ``reproduced`` (within tolerance and of the right sign), ``differs``,
 ``not computable: synthetic input`` (the result table's provenance sidecar says it was computed
 from synthetic inputs; the reason names their config keys), or ``not computable`` with the
@@ -61,7 +73,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import fnmatch
 import math
+import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +86,18 @@ from .core.provenance import read_sidecar
 from .core.yamlload import safe_load
 
 SYNTHETIC_STATUS = "not computable: synthetic input"
-STATUSES = ("reproduced", "differs", "not computable", SYNTHETIC_STATUS, "consistent", "inconsistent")
+FIGURE_DATA_STATUS = "matches the authors' figure data"
+DESIGN_STATUS = "design check"
+CONDITIONAL_STATUS = "conditional"  # a consistency check whose readings of an unstated assumption disagree
+STATUSES = ("reproduced", FIGURE_DATA_STATUS, DESIGN_STATUS, "differs", "not computable", SYNTHETIC_STATUS,
+            "consistent", "inconsistent", CONDITIONAL_STATUS)
+# evidence class of a value claim (section `evidence` of claims.yaml) -> its status when inside the band
+EVIDENCE = {
+    "primary": "reproduced",                   # computed by the workflow's rules from primary data
+    "authors-figure-data": FIGURE_DATA_STATUS,  # read back from the authors' released figure data
+    "design": DESIGN_STATUS,                   # restates the design (rows x a constant of the design)
+}
+PASSED = tuple(EVIDENCE.values())
 KINDS = ("value", "consistency")
 BASES = ("exact", "rounding", "sampling", "range")
 # Greedy option log-probabilities of one request differ by up to this many nats between batch
@@ -100,7 +126,7 @@ REQUIRED = {
     "consistency": ("id", "paper", "place", "statement", "check"),
 }
 COLUMNS = ["id", "kind", "paper", "place", "statement", "unit", "paper_value", "reproduced_value",
-           "tolerance", "status", "reason", "result"]
+           "tolerance", "status", "reason", "result", "fact", "evidence"]
 
 
 class ClaimsError(ValueError):
@@ -198,7 +224,11 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
         kind = c.setdefault("kind", "value")
         if kind not in KINDS:
             raise ClaimsError(f"{where}: kind {kind!r} is not one of {KINDS}")
-        missing = [k for k in REQUIRED[kind] if k not in c]
+        if kind == "consistency" and "readings" in c:
+            _set_readings(c, where)
+        if kind == "value" and "value_from" in c:
+            _check_value_from(c, where)
+        missing = [k for k in REQUIRED[kind] if k not in c and not (k == "value" and "value_from" in c)]
         if missing:
             raise ClaimsError(f"{where} lacks {missing}")
         if c["id"] in seen:
@@ -234,12 +264,90 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
             except (SyntaxError, ClaimsError) as e:
                 raise ClaimsError(f"{where}: check {c['check']!r}: {e}") from None
     ids = {c["id"]: c for c in claims}
+    _assign_evidence(claims, data.get("evidence") or {}, path)
+    _assign_facts(claims, data.get("facts") or {}, path)
     for c in claims:
         if c["kind"] == "consistency":
             for ref in _references(c["check"]):
                 if ref not in ids or ids[ref]["kind"] != "value":
                     raise ClaimsError(f"{path}: claim {c['id']}: check refers to {ref!r}, not a value claim")
+                # a check that uses a number of the authors' released data needs that input
+                if "value_from" in ids[ref] and c.get("needs", ids[ref]["needs"]) != ids[ref]["needs"]:
+                    raise ClaimsError(f"{path}: claim {c['id']}: reads {ref} ({ids[ref]['needs']}) and needs "
+                                      f"{c['needs']}")
+                if "value_from" in ids[ref]:
+                    c["needs"] = ids[ref]["needs"]
     return claims
+
+
+def _check_value_from(c: dict, where: str) -> None:
+    """A number that comes from the authors' released data, not from the paper's text, is read from
+    that input's table (``value_from: {result, column, where}``) and the claim ``needs`` its config key."""
+    vf = c["value_from"]
+    if "value" in c:
+        raise ClaimsError(f"{where}: give either value (as the paper prints it) or value_from, not both")
+    if not isinstance(vf, dict) or not vf.get("result") or not vf.get("column"):
+        raise ClaimsError(f"{where}: value_from needs result, column and where")
+    if not c.get("needs"):
+        raise ClaimsError(f"{where}: value_from reads an input: the claim needs its config key (key needs)")
+
+
+def _set_readings(c: dict, where: str) -> None:
+    """A check that depends on an assumption the paper does not state (one- or two-sided test,
+    relative or absolute reading of "favours") gives each reading its own check (``readings``:
+    {name: check}) and names the ``assumption``; ``check`` becomes their conjunction (what every
+    reading reads)."""
+    readings = c["readings"]
+    if "check" in c:
+        raise ClaimsError(f"{where}: give either check or readings, not both")
+    if not isinstance(readings, dict) or len(readings) < 2 or not all(isinstance(v, str) for v in readings.values()):
+        raise ClaimsError(f"{where}: readings must map two or more reading names to checks")
+    if not c.get("assumption"):
+        raise ClaimsError(f"{where}: readings need the assumption they differ in (key assumption)")
+    c["check"] = " and ".join(f"({chk})" for chk in readings.values())
+
+
+def _group_by_patterns(claims: list[dict], groups: dict[str, list[str]], what: str, path) -> dict[str, str]:
+    """{claim id: group} from {group: [claim id patterns (fnmatch)]}; a pattern matching no claim,
+    or a claim in two groups, is an error naming the section ``what``."""
+    ids = [c["id"] for c in claims]
+    by_id: dict[str, str] = {}
+    for group, patterns in groups.items():
+        for pat in patterns:
+            hit = [i for i in ids if fnmatch.fnmatchcase(i, pat)]
+            if not hit:
+                raise ClaimsError(f"{path}: {what}.{group}: {pat!r} matches no claim")
+            for i in hit:
+                if by_id.get(i, group) != group:
+                    raise ClaimsError(f"{path}: claim {i} is in {what} {by_id[i]} and {group}")
+                by_id[i] = group
+    return by_id
+
+
+def _assign_evidence(claims: list[dict], section: dict, path) -> None:
+    """``evidence`` of every value claim: its own key, else the class whose id patterns match it,
+    else ``primary``."""
+    for cls in section:
+        if cls not in EVIDENCE:
+            raise ClaimsError(f"{path}: evidence.{cls}: not one of {tuple(EVIDENCE)}")
+    by_id = _group_by_patterns(claims, section, "evidence", path)
+    for c in claims:
+        if c["kind"] != "value":
+            continue
+        c.setdefault("evidence", by_id.get(c["id"], "primary"))
+        if c["evidence"] not in EVIDENCE:
+            raise ClaimsError(f"{path}: claim {c['id']}: evidence {c['evidence']!r} is not one of {tuple(EVIDENCE)}")
+
+
+def _assign_facts(claims: list[dict], section: dict, path) -> None:
+    """``fact`` of every claim: the fact (section ``facts``) whose claim patterns match it, else its id.
+    One fact stated in many places (3,000 questions; 100 per trait per country) is one fact."""
+    for fact, spec in section.items():
+        if not isinstance(spec, dict) or not spec.get("statement") or not spec.get("claims"):
+            raise ClaimsError(f"{path}: facts.{fact}: needs statement and claims")
+    by_id = _group_by_patterns(claims, {f: spec["claims"] for f, spec in section.items()}, "facts", path)
+    for c in claims:
+        c["fact"] = by_id.get(c["id"], c["id"])
 
 
 def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[str, bool] | None = None) -> list[str]:
@@ -248,7 +356,15 @@ def claim_result_files(claims: list[dict], studies: list[str], needs_set: dict[s
     for c in claims:
         if c["paper"] in studies and _needs_ok(c, needs_set):
             files.update([c["result"]] if c["kind"] == "value" else check_tables(c["check"]))
+            if "value_from" in c:
+                files.add(c["value_from"]["result"])
     return sorted(files)
+
+
+def on_real_data_scorecard(c: dict) -> bool:
+    """A claim of the real-data scorecard (rule real_data_claims): a value computed from a real
+    input (``needs``, not a paper-scale result compared with the authors' data) or a consistency check."""
+    return c["kind"] == "consistency" or (bool(c.get("needs")) and "value_from" not in c)
 
 
 def _needs_ok(c: dict, needs_set: dict[str, bool] | None) -> bool:
@@ -267,11 +383,17 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
     rows = []
     cache: dict[str, pd.DataFrame] = {}
     computed: dict[str, float] = {}
+    ctx = _Context({}, {}, base, cache)
     for c in claims:
         if c.get("kind", "value") != "value":
             continue
+        if "value_from" in c:
+            row = _resolve_value_from(c, ctx, studies, needs_set)
+            if row is not None:
+                rows.append(row)
+                continue
         row = _evaluate_value(c, studies, scale, base, cache, needs_set)
-        if row["status"] in ("reproduced", "differs"):  # computed from real inputs at the claim's scale
+        if row["status"] in (*PASSED, "differs"):  # computed from real inputs at the claim's scale
             computed[c["id"]] = row["reproduced_value"]
         rows.append(row)
     values = {c["id"]: c for c in claims if c.get("kind", "value") == "value"}
@@ -281,6 +403,29 @@ def evaluate(claims: list[dict], studies: list[str], scale: str, base: str | Pat
     order = {c["id"]: i for i, c in enumerate(claims)}
     rows.sort(key=lambda r: order[r["id"]])
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _resolve_value_from(c: dict, ctx: "_Context", studies, needs_set) -> dict | None:
+    """Set ``c["value"]`` from the input table ``value_from`` names (None: done, evaluate the
+    claim); else the claim's not-computable row."""
+    vf = c["value_from"]
+    try:
+        if c["paper"] not in studies or not _needs_ok(c, needs_set):
+            raise _Missing(f"the real input of config key '{c['needs']}', which this config does not set "
+                           "(config/real-data.yaml sets it)")
+        value = ctx.table(vf["result"], vf["column"], vf.get("where") or {})
+        unit = vf.get("unit") or ctx.cell(vf["result"], "unit", vf.get("where") or {}) or c["unit"]
+        c["value"] = convert(value, unit, c["unit"])
+        problems = band_problems(c)
+        if not problems:
+            return None
+        reason = f"the band around the authors' value {c['value']:g} is not honest: {'; '.join(problems)}"
+    except _Missing as m:
+        reason = f"the stated value comes from the authors' data: needs {m.args[0]}"
+    return {"id": c["id"], "kind": "value", "paper": c["paper"], "place": c["place"], "statement": c["statement"],
+            "unit": c["unit"], "paper_value": c.get("value", math.nan), "reproduced_value": math.nan,
+            "tolerance": "", "result": f"{c['result']}:{c['column']}", "status": "not computable",
+            "reason": reason, "fact": c.get("fact", c["id"]), "evidence": c.get("evidence", "primary")}
 
 
 def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dict:
@@ -324,7 +469,10 @@ def _evaluate_value(c: dict, studies, scale, base, cache, needs_set=None) -> dic
                     status, reason = "not computable", "needs the paper-scale inputs (this run uses demo inputs)"
                 else:
                     status, reason = _judge(val, c)
+                    if status == "reproduced":
+                        status = EVIDENCE[c.get("evidence", "primary")]
     row["status"], row["reason"] = status, reason
+    row["fact"], row["evidence"] = c.get("fact", c["id"]), c.get("evidence", "primary")
     return row
 
 
@@ -342,10 +490,9 @@ def _judge(val: Any, c: dict) -> tuple[str, str]:
     if not isinstance(val, (int, float)) or not isinstance(target, (int, float)):
         return ("reproduced", "") if str(val) == str(target) else ("differs", "")
     lo, hi = band(c)
-    eps = 1e-9 * max(1.0, abs(target))  # a value on the band's edge counts as within (float rounding)
     if is_signed(c) and target != 0 and (val > 0) != (target > 0):
         return "differs", f"opposite sign: {val:.6g} vs the paper's {target:g}"
-    if lo - eps <= val <= hi + eps:
+    if _snap(lo) <= _snap(val) <= _snap(hi):  # exact on 15 significant digits: no edge epsilon
         return "reproduced", ""
     return "differs", f"{val:.6g} outside [{lo:g}, {hi:g}]"
 
@@ -355,14 +502,34 @@ def _judge(val: Any, c: dict) -> tuple[str, str]:
 _FUNCS = {
     "abs": abs, "min": min, "max": max, "round": round, "sum": lambda *a: sum(a[0] if len(a) == 1 else a),
     "mean": lambda *a: (lambda xs: sum(xs) / len(xs))(list(a[0]) if len(a) == 1 else list(a)),
-    "approx": lambda a, b, tol: abs(a - b) <= tol + 1e-12,
+    "approx": lambda a, b, tol: abs(_snap(a) - _snap(b)) <= _snap(tol),
     "wilcoxon_min_p": lambda n, two_sided=True: (2.0 if two_sided else 1.0) / 2 ** int(n),
 }
 _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
         ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b, ast.Mod: lambda a, b: a % b}
-_CMP = {ast.Eq: ("==", lambda a, b: abs(a - b) <= 1e-9 * max(1.0, abs(b))), ast.NotEq: ("!=", lambda a, b: a != b),
-        ast.Lt: ("<", lambda a, b: a < b), ast.LtE: ("<=", lambda a, b: a <= b),
-        ast.Gt: (">", lambda a, b: a > b), ast.GtE: (">=", lambda a, b: a >= b)}
+_CMP = {ast.Eq: ("==", lambda a, b: _snap(a) == _snap(b)), ast.NotEq: ("!=", lambda a, b: _snap(a) != _snap(b)),
+        ast.Lt: ("<", lambda a, b: _snap(a) < _snap(b)), ast.LtE: ("<=", lambda a, b: _snap(a) <= _snap(b)),
+        ast.Gt: (">", lambda a, b: _snap(a) > _snap(b)), ast.GtE: (">=", lambda a, b: _snap(a) >= _snap(b))}
+
+
+def _snap(x) -> Decimal:
+    """``x`` as a decimal of 15 significant digits (what a float holds): the binary noise of float
+    arithmetic (0.1 + 0.2, 0.395 x 100) goes, and comparisons are then exact decimal ones; no
+    band is widened by an epsilon (a value 1e-12 beyond a band's edge is outside it)."""
+    return Decimal(f"{float(x):.15g}")
+
+
+def half_unit(c: dict) -> float:
+    """Half a unit of the last digit a value claim's number is stated to: the claim's tolerance
+    for a rounding band, else from the decimals of its value (36.1 -> 0.05, 24 -> 0.5)."""
+    if c.get("basis") == "rounding" and "tolerance" in c:
+        return float(c["tolerance"])
+    v = c["value"]
+    if isinstance(v, int):
+        return 0.5
+    text = repr(float(v))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return 0.5 * 10 ** -decimals
 
 
 def _parse_check(check: str) -> ast.Expression:
@@ -375,9 +542,9 @@ def _parse_check(check: str) -> ast.Expression:
             raise ClaimsError(f"{type(node).__name__} is not allowed in a check")
         if isinstance(node, ast.Call):
             name = getattr(node.func, "id", None)
-            if name not in (*_FUNCS, *_REFS):
+            if name not in (*_FUNCS, *_REFS, "half_unit"):
                 raise ClaimsError(f"unknown function {name!r}")
-        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "True", "False"):
+        if isinstance(node, ast.Name) and node.id not in (*_FUNCS, *_REFS, "half_unit", "True", "False"):
             raise ClaimsError(f"unknown name {node.id!r}")
     return tree
 
@@ -393,6 +560,10 @@ def _references(check: str) -> list[str]:
             if len(node.args) != 1 or not isinstance(node.args[0], ast.Constant):
                 raise ClaimsError(f"{node.func.id}() takes one claim id in quotes")
             refs.append(node.args[0].value)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "half_unit":
+            if not node.args or not all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in node.args):
+                raise ClaimsError("half_unit() takes claim ids in quotes")
+            refs += [a.value for a in node.args]
     return refs
 
 
@@ -419,6 +590,11 @@ class _Context:
     def __init__(self, values: dict, computed: dict, base: str | Path = ".", cache: dict | None = None):
         self.values, self.computed, self.base = values, computed, Path(base)
         self.cache = {} if cache is None else cache
+
+    def cell(self, result: str, column: str, where: dict) -> str | None:
+        """A text cell of a row that ``table`` read before (None when there is no such column)."""
+        df = self.cache[result]
+        return str(select(df, where).iloc[0][column]) if column in df.columns else None
 
     def table(self, result: str, column: str, where: dict) -> float:
         p = self.base / result
@@ -459,12 +635,17 @@ def _eval(node, ctx: _Context):
     if isinstance(node, ast.Call):
         name = node.func.id
         if name == "paper":
-            return float(ctx.values[node.args[0].value]["value"])
+            claim = ctx.values[node.args[0].value]
+            if "value" not in claim:  # a number of the authors' released data, not read (input not set)
+                raise _Missing(f"the authors' data value of {claim['id']} (config key '{claim['needs']}')")
+            return float(claim["value"])
         if name == "computed":
             ref = node.args[0].value
             if ref not in ctx.computed:
                 raise _Missing(f"the computed value of {ref}, which this run did not produce")
             return ctx.computed[ref]
+        if name == "half_unit":  # the rounding of each stated number, summed
+            return sum(half_unit(ctx.values[a.value]) for a in node.args)
         if name == "value":
             return ctx.table(node.args[0].value, node.args[1].value, {k.arg: k.value.value for k in node.keywords})
         kwargs = {k.arg: _eval(k.value, ctx) for k in node.keywords}
@@ -508,13 +689,17 @@ def arithmetic(check: str, values: dict, computed: dict, base: str | Path = ".")
 def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base=".", needs_set=None) -> dict:
     row = {"id": c["id"], "kind": "consistency", "paper": c["paper"], "place": c["place"],
            "statement": c["statement"], "unit": c.get("unit", ""), "paper_value": "", "reproduced_value": math.nan,
-           "tolerance": "", "result": c["check"]}
+           "tolerance": "", "result": c["check"], "fact": c.get("fact", c["id"]),
+           "evidence": reads_real_data(c) and "real data" or "paper arithmetic"}
     if not _needs_ok(c, needs_set):
         row["status"] = "not computable"
         row["reason"] = (f"needs the real input of config key '{c['needs']}', which this config does not set "
                          "(config/real-data.yaml sets it)")
         return row
     try:
+        if "readings" in c:
+            row["status"], row["reason"] = _evaluate_readings(c, values, computed, base)
+            return row
         holds, shown = arithmetic(c["check"], values, computed, base)
         row["status"] = "consistent" if holds else "inconsistent"
         row["reason"] = shown
@@ -522,3 +707,88 @@ def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base="
         row["status"] = "not computable"
         row["reason"] = f"needs {m.args[0]}"
     return row
+
+
+def _evaluate_readings(c: dict, values: dict, computed: dict, base) -> tuple[str, str]:
+    """consistent / inconsistent when every reading agrees, else ``conditional``; the reason shows
+    each reading's arithmetic and names the assumption."""
+    results = {name: arithmetic(chk, values, computed, base) for name, chk in c["readings"].items()}
+    held = [n for n, (h, _) in results.items() if h]
+    shown = " | ".join(f"{n}: {text}" for n, (_, text) in results.items())
+    if len(held) == len(results):
+        return "consistent", f"every reading holds: {shown}"
+    if not held:
+        return "inconsistent", f"no reading holds: {shown}"
+    failed = [n for n in results if n not in held]
+    return CONDITIONAL_STATUS, (f"holds if {', '.join(held)}, not if {', '.join(failed)} (the paper does not say: "
+                                f"{c['assumption']}): {shown}")
+
+
+def reads_real_data(c: dict) -> bool:
+    """A consistency check that reads real data (a computed value or a result cell), not only the
+    paper's numbers."""
+    return bool(c.get("needs")) or bool(re.search(r"\b(?:computed|value)\(", c["check"]))
+
+
+# a fact takes the least favourable status of its claims, in this order
+_FACT_ORDER = ("differs", "not computable", SYNTHETIC_STATUS, DESIGN_STATUS, FIGURE_DATA_STATUS, "reproduced")
+
+
+def facts_table(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per fact of the value claims in ``table`` (a scorecard): its status (the least
+    favourable of its claims'), the number of claims (rows) and their places (its mentions)."""
+    rows = []
+    vals = table[table["kind"] == "value"]
+    for fact, g in vals.groupby("fact", sort=False):
+        status = next(s for s in _FACT_ORDER if s in set(g["status"]))
+        bad = g[g["status"] == status]
+        rows.append({"fact": fact, "paper": g["paper"].iloc[0], "status": status,
+                     "claims": len(g), "statement": g["statement"].iloc[0],
+                     "places": "; ".join(dict.fromkeys(g["place"].astype(str))),
+                     "reason": "" if status in PASSED else str(bad["reason"].iloc[0])})
+    return pd.DataFrame(rows, columns=["fact", "paper", "status", "claims", "statement", "places", "reason"])
+
+
+def summary_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts per paper: distinct facts per status (not computable: per reason), and the consistency
+    checks per status, those that read real data apart from those that are the paper's arithmetic."""
+    facts = facts_table(table)
+    rows = []
+    for paper in sorted(set(table["paper"])):
+        f = facts[facts["paper"] == paper]
+        for status, g in f.groupby("status", sort=False):
+            if status == "not computable":
+                for reason, h in g.groupby(g["reason"].map(_reason_class)):
+                    rows.append({"paper": paper, "kind": "facts", "status": status, "reason": reason,
+                                 "count": len(h), "rows": int(h["claims"].sum())})
+            else:
+                rows.append({"paper": paper, "kind": "facts", "status": status, "reason": "",
+                             "count": len(g), "rows": int(g["claims"].sum())})
+        cons = table[(table["paper"] == paper) & (table["kind"] == "consistency")]
+        for (ev, status), g in cons.groupby(["evidence", "status"]):
+            rows.append({"paper": paper, "kind": f"consistency checks ({ev})", "status": status, "reason": "",
+                         "count": len(g), "rows": len(g)})
+    return pd.DataFrame(rows, columns=["paper", "kind", "status", "reason", "count", "rows"])
+
+
+def _reason_class(reason: str) -> str:
+    """The reason of a not-computable claim without its particulars (values, row counts)."""
+    for pattern, label in ((r"^study ", "study not configured"), (r"^needs the real input of config key '([^']+)'",
+                           r"real input \1 not configured"), (r"was not produced", "result not produced"),
+                           (r"paper-scale inputs", "needs the paper-scale inputs"), (r"rows match", "row missing"),
+                           (r"NaN", "NaN with these inputs")):
+        m = re.search(pattern, reason)
+        if m:
+            return m.expand(label) if "\\" in label else label
+    return reason
+
+
+def errata_table(table: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
+    """The papers' own inconsistencies: every consistency check of ``table`` that does not hold (or
+    holds only under one reading), with its arithmetic, its places in the paper and what the
+    workflow does about it (the claim's ``resolution``: which value it uses, and why)."""
+    res = {c["id"]: c.get("resolution", "") for c in claims}
+    bad = table[(table["kind"] == "consistency") & table["status"].isin(["inconsistent", CONDITIONAL_STATUS])]
+    out = bad[["id", "paper", "place", "statement", "status", "reason"]].rename(columns={"reason": "arithmetic"})
+    out = out.assign(resolution=[res.get(i) or "not recorded" for i in out["id"]])
+    return out.reset_index(drop=True)

@@ -4,7 +4,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from cultalign.claims import ClaimsError, arithmetic, band_problems, convert, evaluate, load_claims
+from cultalign.claims import (
+    ClaimsError,
+    arithmetic,
+    band_problems,
+    claim_result_files,
+    convert,
+    evaluate,
+    load_claims,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 COLUMNS = {"r.tsv:value": "count", "r.tsv:rate": "fraction", "r.tsv:gap": "fraction difference",
@@ -235,3 +243,152 @@ def test_load_claims_reparses_a_changed_file_and_hands_out_copies(tmp_path):
     p.write_text(cut)
     os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert [c["id"] for c in load_claims(p)] == ids[:-1]
+
+
+def _check(id_, check, paper="pact"):
+    entry = {"id": id_, "kind": "consistency", "paper": paper, "place": "B.9", "statement": "s", "check": check}
+    return entry if check else {k: v for k, v in entry.items() if k != "check"}
+
+
+def test_evidence_statuses_facts_and_summary(tmp_path):
+    """Inside the band: `reproduced` only for primary data; values read back from the authors'
+    figure data and counts restating the design say so.  Facts count once however many rows."""
+    from cultalign.claims import facts_table, summary_table
+
+    pd.DataFrame({"quantity": ["n", "m"], "value": [10, 3]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    p = tmp_path / "claims.yaml"
+    entries = [
+        _c("own", tolerance=0), _c("own2", tolerance=0), _c("fig", tolerance=0),
+        _c("design", tolerance=0, evidence="design"), _c("off", value=4, where={"quantity": "m"}, tolerance=0),
+        _c("far", paper="monopolet"),
+        _check("arith", "paper('own') == 10"),
+        _check("real", "computed('own') == 11"),
+    ]
+    p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": entries,
+                                 "evidence": {"authors-figure-data": ["fi?"]},
+                                 "facts": {"pact.fact.ten": {"statement": "ten", "claims": ["own*"]}}}))
+    claims = load_claims(p)
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path)
+    s = t.set_index("id")["status"]
+    assert s["own"] == "reproduced" and s["fig"] == "matches the authors' figure data"
+    assert s["design"] == "design check" and s["off"] == "differs"
+    assert t.set_index("id").loc["own2", "fact"] == "pact.fact.ten"
+    f = facts_table(t).set_index("fact")
+    assert f.loc["pact.fact.ten", "claims"] == 2 and f.loc["pact.fact.ten", "status"] == "reproduced"
+    assert len(f) == 5   # six value rows, five facts
+    sm = summary_table(t).set_index(["paper", "kind", "status"])
+    assert sm.loc[("pact", "facts", "reproduced"), "count"] == 1
+    assert sm.loc[("pact", "facts", "reproduced"), "rows"] == 2
+    assert sm.loc[("monopolet", "facts", "not computable"), "reason"] == "study not configured"
+    assert sm.loc[("pact", "consistency checks (paper arithmetic)", "consistent"), "count"] == 1
+    assert sm.loc[("pact", "consistency checks (real data)", "inconsistent"), "count"] == 1
+    # a fact takes the least favourable status of its rows
+    pd.DataFrame({"quantity": ["n", "m"], "value": [10, 3]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    t.loc[t["id"] == "own2", "status"] = "differs"
+    assert facts_table(t).set_index("fact").loc["pact.fact.ten", "status"] == "differs"
+
+
+def test_bad_evidence_and_facts_sections(tmp_path):
+    p = tmp_path / "claims.yaml"
+    for extra, msg in (({"evidence": {"guess": ["a"]}}, "evidence.guess: not one of"),
+                       ({"evidence": {"design": ["zz*"]}}, "evidence.design: 'zz\\*' matches no claim"),
+                       ({"facts": {"f": {"statement": "s", "claims": ["a", "zz"]}}}, "facts.f: 'zz' matches no claim"),
+                       ({"facts": {"f": {"statement": "s", "claims": ["a"]},
+                                   "g": {"statement": "s", "claims": ["a*"]}}}, "claim a is in facts f and g")):
+        p.write_text(yaml.safe_dump({"columns": COLUMNS, "claims": [_c("a")], **extra}))
+        with pytest.raises(ClaimsError, match=msg):
+            load_claims(p)
+
+
+def test_bands_have_no_edge_epsilon_and_rounding_follows_every_input(tmp_path):
+    """Float noise goes (0.395 x 100 is 39.5), but nothing passes by a tolerance beyond the band:
+    1e-12 past the edge is outside.  half_unit() sums the rounding of every stated number."""
+    pd.DataFrame({"quantity": ["edge", "past", "noise"], "value": [10.5, 10.5 + 1e-11, 0.395]}).to_csv(
+        tmp_path / "r.tsv", sep="\t", index=False)
+    claims = _claims(tmp_path, [
+        _c("edge", where={"quantity": "edge"}, tolerance=0.5),
+        _c("past", where={"quantity": "past"}, tolerance=0.5),
+        _c("noise", where={"quantity": "noise"}, column="rate", value=39.5, unit="percent", tolerance=0),
+        _c("a", value=15.4, unit="percent", column="rate", tolerance=0.05),
+        _c("b", value=14.0, unit="percent", column="rate", basis="sampling", tolerance=1),
+        _c("d", value=1.38, unit="percentage points", basis="sampling", tolerance=0.5, column="gap"),
+        _check("diff", "approx(paper('a') - paper('b'), paper('d'), half_unit('a', 'b', 'd'))"),
+        _check("eq", "0.1 + 0.2 == 0.3"),
+        _check("neq", "100 * (1 + 1e-12) == 100"),
+    ])
+    pd.DataFrame({"quantity": ["edge", "past", "noise"], "value": [10.5, 10.5 + 1e-11, 0.395],
+                  "rate": [0, 0, 0.395]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["edge", "status"] == "reproduced"
+    assert t.loc["past", "status"] == "differs"          # passed by the former 1e-9 edge tolerance
+    assert t.loc["noise", "status"] == "reproduced"
+    assert t.loc["diff", "status"] == "consistent"        # 1.4 vs 1.38 within 0.05 + 0.05 + 0.005
+    assert "= 0.105)" in t.loc["diff", "reason"]
+    assert t.loc["eq", "status"] == "consistent" and t.loc["neq", "status"] == "inconsistent"
+    with pytest.raises(ClaimsError, match="not a value claim"):
+        _claims(tmp_path, [_c("a"), {"id": "x", "kind": "consistency", "paper": "pact", "place": "p",
+                                     "statement": "s", "check": "approx(1, 1, half_unit('zz'))"}])
+
+
+def test_checks_with_an_unstated_assumption_show_every_reading(tmp_path):
+    def sided(p):
+        return {"two-sided": f"wilcoxon_min_p(5) < {p}", "one-sided": f"wilcoxon_min_p(5, two_sided=False) < {p}"}
+
+    claims = _claims(tmp_path, [
+        {**_check("p05", ""), "assumption": "one- or two-sided test", "readings": sided(0.05)},
+        {**_check("p01", ""), "assumption": "one- or two-sided test", "readings": sided(0.01)},
+    ])
+    for c in claims:   # check: the conjunction of the readings (what every reading reads)
+        assert c["check"] == " and ".join(f"({chk})" for chk in c["readings"].values())
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["p05", "status"] == "conditional"
+    assert t.loc["p05", "reason"].startswith("holds if one-sided, not if two-sided (the paper does not say: one-")
+    assert "two-sided: wilcoxon_min_p(5) = 0.0625 < 0.05 -> does not hold" in t.loc["p05", "reason"]
+    assert t.loc["p01", "status"] == "inconsistent" and t.loc["p01", "reason"].startswith("no reading holds")
+    for bad, msg in (({"readings": {"a": "1 < 2", "b": "2 < 3"}}, "readings need the assumption"),
+                     ({"readings": {"a": "1 < 2"}, "assumption": "x"}, "two or more"),
+                     ({"readings": {"a": "1 < 2", "b": "2 < 3"}, "assumption": "x", "check": "1 < 2"}, "not both")):
+        with pytest.raises(ClaimsError, match=msg):
+            _claims(tmp_path, [{**_check("x", ""), **bad}])
+
+
+def test_numbers_of_the_authors_data_are_read_from_that_input(tmp_path):
+    """A number only the authors' released data give is read from that input's table, not typed;
+    the claim and every check that uses it need the input's config key."""
+    pd.DataFrame({"quantity": ["n"], "rate": [0.419]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+    pd.DataFrame({"key": ["Brazil", "Brazil"], "field": ["personalAllow", "gap"], "value": [41.9, 12.2],
+                  "unit": ["percent", "percentage points"]}).to_csv(tmp_path / "site.tsv", sep="\t", index=False)
+    site = {"result": "site.tsv", "column": "value", "where": {"key": "Brazil", "field": "personalAllow"}}
+    entries = [
+        {k: v for k, v in _c("fig", column="rate", unit="percent", tolerance=0.05, needs="real_data.site",
+                             value_from=site).items() if k != "value"},
+        _check("uses", "paper('fig') > 40"),
+    ]
+    claims = _claims(tmp_path, entries)
+    assert claims[1]["needs"] == "real_data.site"          # inherited from the number it reads
+    assert "site.tsv" in claim_result_files(claims, ["pact"], {"real_data.site": True})
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.site": True}).set_index("id")
+    assert t.loc["fig", "paper_value"] == 41.9 and t.loc["fig", "status"] == "reproduced"
+    assert t.loc["uses", "status"] == "consistent"
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.site": False}).set_index("id")
+    assert t.loc["fig", "status"] == "not computable" and "real_data.site" in t.loc["fig", "reason"]
+    assert t.loc["uses", "status"] == "not computable" and "real_data.site" in t.loc["uses", "reason"]
+    for bad, msg in (({"value": 41.9}, "not both"), ({"needs": None}, "needs its config key")):
+        with pytest.raises(ClaimsError, match=msg):
+            _claims(tmp_path, [{**entries[0], **bad}])
+
+
+def test_errata_lists_failed_and_conditional_checks_with_their_resolution(tmp_path):
+    from cultalign.claims import errata_table
+
+    claims = _claims(tmp_path, [
+        _c("judgments", value=4098, tolerance=0),
+        {**_check("design", "200 * 7 * 2 == paper('judgments')"), "resolution": "uses the export's rows"},
+        _check("fine", "2 + 2 == 4"),
+        _check("open", "1 > 2"),
+    ])
+    e = errata_table(evaluate(claims, ["pact"], scale="demo", base=tmp_path), claims).set_index("id")
+    assert list(e.index) == ["design", "open"]
+    assert e.loc["design", "resolution"] == "uses the export's rows"
+    assert e.loc["design", "arithmetic"].startswith("200 * 7 * 2 = 2800 == paper('judgments') = 4098")
+    assert e.loc["open", "resolution"] == "not recorded"

@@ -59,8 +59,9 @@ def test_real_data_run(tmp_path, shared_data):
     t = pd.read_csv(work / "results" / "real_data" / "claims.csv").set_index("id")
     assert t.loc["pact.real.normad_rows", "status"] == "reproduced"
     assert t.loc["pact.real.instances_normad", "reproduced_value"] == 126384
+    assert t.loc["pact.real.instances_normad", "status"] == "design check"  # rows x 48
     assert t.loc["pact.real.best_uncertainty_corr", "reproduced_value"] == pytest.approx(0.241)
-    assert t.loc["pact.real.best_uncertainty_corr", "status"] == "reproduced"
+    assert t.loc["pact.real.best_uncertainty_corr", "status"] == "matches the authors' figure data"
     assert t.loc["personas.real.questions_total", "status"] == "reproduced"
     # the release's BFI has 9 conscientiousness items where Table 5 says 8
     assert t.loc["personas.real.table5.bfi44.C", "status"] == "differs"
@@ -70,8 +71,17 @@ def test_real_data_run(tmp_path, shared_data):
     assert t.loc["pact.consistency.gap_sign_s53_definition", "status"] == "inconsistent"
     assert t.loc["pact.consistency.gap_sign_f1_and_prose", "status"] == "consistent"
     assert not t["status"].str.startswith("not computable").any(), t[t["status"].str.startswith("not")]
+    facts = pd.read_csv(work / "results" / "real_data" / "claims_facts.csv").set_index("fact")
+    assert facts.loc["personas.fact.questions_per_trait_and_country", "claims"] == 30
+    summary = pd.read_csv(work / "results" / "real_data" / "claims_summary.csv")
+    assert set(summary["kind"]) == {"facts", "consistency checks (real data)", "consistency checks (paper arithmetic)"}
+    errata = pd.read_csv(work / "results" / "real_data" / "claims_errata.csv").set_index("id")
+    assert set(errata["status"]) == {"inconsistent", "conditional"}
+    assert "F.1" in errata.loc["pact.consistency.gap_sign_s53_definition", "resolution"]
     cons = pd.read_csv(work / "results" / "real_data" / "claims_consistency.csv")
-    assert set(cons["status"]) == {"consistent", "inconsistent"}
+    assert set(cons["status"]) == {"consistent", "inconsistent", "conditional"}
+    # "Llama and GPT favour preferences": true relative to the other models, not in absolute terms
+    assert t.loc["pact.consistency.norm_vs_preference_models", "status"] == "conditional"
     assert cons["arithmetic"].str.endswith(("-> holds", "-> does not hold")).all()
 
 
