@@ -51,6 +51,7 @@ from cultalign.config import (
 )
 from cultalign.models.capabilities import scoring_of
 from cultalign.models.families import check_model_families
+from cultalign.my_model import apply_my_model, card_skips
 from cultalign.scoring_check import check_scoring
 
 SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
@@ -58,6 +59,8 @@ SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
+# your own model (my_model, config/my-model.yaml) joins each study's model list before the checks
+MY_MODEL = apply_my_model(config)
 check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # a rule that scores options with a model that cannot do what it asks fails here
