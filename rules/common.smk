@@ -315,6 +315,8 @@ def all_targets(wildcards):
     targets.append("results/model_outputs.tsv")
     for study in STUDIES:
         targets += study_targets(study)
+    # the card of your own model (my_model.name; the default model unless set): rules/model_card
+    targets.append(MY_MODEL_CARD)
     return targets
 
 

@@ -107,3 +107,37 @@ def logs_with_logging_errors(work: Path) -> list[str]:
     prints a traceback and goes on, so the job still succeeds and the message is lost)."""
     return sorted(str(p.relative_to(work)) for p in (work / "logs").rglob("*.log")
                   if LOGGING_ERROR in p.read_text(errors="replace"))
+
+
+def _directory_outputs() -> list[re.Pattern]:
+    """Patterns of the outputs that rules declare as directory() (read from the rule files)."""
+    pats = []
+    for f in (ROOT / "rules").rglob("*.smk"):
+        for m in re.finditer(r'directory\(\s*"([^"]+)"', f.read_text()):
+            parts = re.split(r"(\{\w+\})", m.group(1))
+            pats.append(re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$"))
+    return pats
+
+
+def mark_done(work: Path, *args: str, timeout: float = 600) -> None:
+    """Make the jobs of ``snakemake <args>`` count as done without running them, for dry runs of what a
+    later change plans: each missing output becomes an empty file (a folder where its rule declares
+    directory()), then ``--touch`` records every job's metadata (params, code), as a run would.  The
+    files are empty placeholders: no job could read them."""
+    out = snakemake(work, "--cores", "1", "--summary", *args, timeout=timeout)
+    if out.returncode != 0:
+        raise AssertionError(f"summary failed:\n{out.stderr[-4000:]}")
+    folders = _directory_outputs()
+    for line in out.stdout.splitlines()[1:]:
+        cols = line.split("\t")
+        if len(cols) < 5 or cols[4] != "missing":
+            continue
+        path = work / cols[0]
+        if any(p.search(cols[0]) for p in folders):
+            path.mkdir(parents=True, exist_ok=True)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+    out = snakemake(work, "--cores", "1", "--touch", *args, timeout=timeout)
+    if out.returncode != 0:
+        raise AssertionError(f"--touch failed:\n{out.stderr[-4000:]}")

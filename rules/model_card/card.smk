@@ -29,7 +29,7 @@ rule model_card:
             shows=f"Headline measures of {MY_MODEL} and the published values",
         ),
         card=paper_report(
-            f"{MY_MODEL_DIR}/model_card.html",
+            MY_MODEL_CARD,
             caption="../../report/model_card.rst",
             category="Model card",
             section=f"{MY_MODEL}",

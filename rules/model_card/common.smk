@@ -9,6 +9,8 @@ MY_MODEL_SKIPS = card_skips(config, MY_MODEL)
 MY_MODEL_STUDIES = [s for s in STUDIES if s not in MY_MODEL_SKIPS]
 MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
 MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
+# the card's page (rule all builds it: the default model's card in the embedded default)
+MY_MODEL_CARD = f"{MY_MODEL_DIR}/model_card.html"
 
 
 def model_card_inputs(wildcards):
