@@ -4,6 +4,7 @@ read from config/claims.yaml (converted to the measure's unit, never recomputed)
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -110,3 +111,104 @@ def test_bootstrap_interval_of_nothing_is_nan():
     assert all(math.isnan(x) for x in bootstrap_mean_ci([float("nan")], 10, 1))
     lo, hi = bootstrap_mean_ci([1.0, 1.0, 1.0], 50, 3)
     assert lo == hi == 1.0
+
+
+def _pact_inputs(tmp_path):
+    """Behaviour shards, survey answers and human responses of one model ("mine"), in the studies' columns."""
+    from cultalign.pact import behaviour
+    from cultalign.pact.labels import ALLOW, FOLLOW, UNKNOWN
+    from pact.test_alignment_item_unit import humans, model_answers
+    from pact.test_sharding import _instances
+
+    shards = []
+    for k in range(2):
+        part = behaviour.shard_conditions(_instances(), ["C1"], ["full_demo"], ["balance"], f"{k:03d}", 2)
+        # every third decision allows the preference, every third is unparseable
+        part = part.assign(valid=True, decision=[(FOLLOW, ALLOW, UNKNOWN)[i % 3] for i in range(len(part))],
+                           attempts=1, raw_output="Answer: A")
+        shards.append(tmp_path / "mine" / f"shard_{k:03d}.tsv")
+        shards[-1].parent.mkdir(exist_ok=True)
+        part.to_csv(shards[-1], sep="\t", index=False)
+    h = humans()
+    survey, responses = tmp_path / "survey.tsv", tmp_path / "responses.tsv"
+    model_answers(h).assign(model="mine").to_csv(survey, sep="\t", index=False)
+    h.to_csv(responses, sep="\t", index=False)
+    return [str(p) for p in shards], str(survey), str(responses)
+
+
+def test_pact_tables_of_one_model_from_its_shards_and_survey(tmp_path):
+    """The card's PACT numbers come from the model's own shards and survey through the study's functions."""
+    from cultalign.model_card import pact_tables
+
+    shards, survey, responses = _pact_inputs(tmp_path)
+    t = pact_tables(shards, survey, responses, "mine", "instruct", "compact_json",
+                    "scenario_receiver", 200, 1)
+    rate = t["results/pact/analysis/rates_by_model.tsv"].iloc[0]
+    assert rate["model"] == "mine" and rate["n"] == 6 and rate["n_valid"] == 4
+    assert rate["allow_rate"] == pytest.approx(0.5) and rate["ci_low"] <= 0.5 <= rate["ci_high"]
+    summary = t["results/pact/alignment/summary.tsv"].set_index(["frame", "persona_setting"])
+    # the model follows culture exactly for the receiver most humans who saw it followed culture for
+    assert summary.loc[("avg", "no_persona"), "majority_alignment"] == pytest.approx(1.0)
+
+
+def test_personas_tables_of_one_model(tmp_path):
+    from cultalign.model_card import personas_tables
+    from cultalign.personas.common import TRAITS
+
+    rng = np.random.default_rng(0)
+    human = tmp_path / "human.tsv"
+    pd.DataFrame({"country": "japan", **{t: rng.normal(3, 1, 50) for t in TRAITS}}).to_csv(human, sep="\t",
+                                                                                            index=False)
+    mcs = []
+    for inst, shift in (("cp", 0.2), ("bfi44", 1.0)):
+        for priming in ("primed", "unprimed"):
+            p = tmp_path / f"results/personas/mcs/mine/{inst}/japan_{priming}.samples.tsv"
+            p.parent.mkdir(parents=True, exist_ok=True)
+            pd.DataFrame({t: rng.normal(3 + shift, 1, 40) for t in TRAITS}).to_csv(p, sep="\t", index=False)
+            mcs.append(str(p))
+    t = personas_tables(mcs, [], str(human))
+    w = t["results/personas/tables/distances.tsv"].set_index("instrument")
+    assert set(w["country"]) == {"japan"} and w.loc["cp", "W"] < w.loc["bfi44", "W"]
+    gain = t["results/personas/tables/table2_gains.tsv"].iloc[0]
+    assert (gain["code"], gain["baseline"]) == ("JP", "bfi44") and gain["gain_pct"] > 0
+
+
+def _named(cls, items):
+    """A Snakemake input/output list with names (``items``: (name, path or list of paths))."""
+    out = cls([])
+    for name, value in items:
+        start = len(out)
+        out.extend(str(v) for v in (value if isinstance(value, list) else [value]))
+        out._set_name(name, start, len(out) if isinstance(value, list) else None)
+    return out
+
+
+def test_rule_script_writes_the_card(tmp_path, restore_streams):
+    """scripts/report/model_card.py on the model's PACT tables, the other two studies skipped."""
+    import runpy
+
+    from snakemake.iocontainers import InputFiles, OutputFiles
+
+    from conftest import FakeSnakemake
+
+    shards, survey, responses = _pact_inputs(tmp_path)
+    figures = figure_names(["pact"])
+    out = tmp_path / "card"
+    skips = {"personas": "not in my_model.studies", "monopolet": "no episodes: monopolet.manifest is null"}
+    fake = FakeSnakemake(tmp_path, [], params={
+        "code": "c0de", "synthetic_inputs": [], "model": "mine", "spec": {"backend": "vllm", "kind": "instruct"},
+        "skips": skips, "studies": ["pact"], "figures": figures, "model_names": {"mine": "Mine"},
+        "prompt_formats": ["compact_json"], "item_unit": "scenario_receiver", "bootstrap": 100, "seed": 5})
+    fake.input = _named(InputFiles, [("claims", str(CLAIMS)), ("pact_shards", shards), ("pact_survey", survey),
+                                     ("pact_responses", responses)])
+    fake.output = _named(OutputFiles, [*((f, str(out / f"{f}.png")) for f in figures),
+                                       ("table", str(out / "card.tsv")), ("table_page", str(out / "card.html")),
+                                       ("card", str(out / "model_card.html"))])
+    runpy.run_path(str(ROOT / "scripts" / "report" / "model_card.py"), init_globals={"snakemake": fake})
+    rows = pd.read_csv(out / "card.tsv", sep="\t")
+    assert set(rows["study"]) == {"pact"}
+    assert rows.loc[(rows["measure"] == "allow_rate") & (rows["model"] == "mine"), "value"].tolist() == [0.5]
+    page = (out / "model_card.html").read_text()
+    assert "Skipped: not in my_model.studies" in page and "Skipped: no episodes" in page
+    assert page.count("data:image/png;base64,") == len(figures) == 5
+    assert all((out / f"{f}.png").stat().st_size > 1000 for f in figures)
