@@ -60,7 +60,7 @@ coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
 # your own model (my_model, config/my-model.yaml) joins each study's model list before the checks
-MY_MODEL = apply_my_model(config)
+MY_MODEL = apply_my_model(config, base=workflow.basedir)
 check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # a rule that scores options with a model that cannot do what it asks fails here

@@ -5,11 +5,11 @@
 from cultalign.model_card import figure_names
 
 # {study: why the card leaves it out}; the studies it runs
-MY_MODEL_SKIPS = card_skips(config, MY_MODEL)
+MY_MODEL_SKIPS = card_skips(config, MY_MODEL, base=workflow.basedir)
 MY_MODEL_STUDIES = [s for s in STUDIES if s not in MY_MODEL_SKIPS]
 MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
 MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
-# the card's page (rule all builds it: the default model's card in the embedded default)
+# the card's page, which the default target builds (the default model's card in the embedded default)
 MY_MODEL_CARD = f"{MY_MODEL_DIR}/model_card.html"
 
 

@@ -11,6 +11,8 @@ reason, which the model card shows.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from .config import ConfigError
 from .models.capabilities import scoring_of
 
@@ -31,8 +33,11 @@ def my_model_name(config: dict) -> str:
     return next(iter(models))
 
 
-def card_skips(config: dict, name: str | None = None) -> dict[str, str]:
-    """{study: why the model is not run in it} for each of the three studies the card leaves out."""
+def card_skips(config: dict, name: str | None = None, base: str | Path | None = None) -> dict[str, str]:
+    """{study: why the model is not run in it} for each of the three studies the card leaves out.
+
+    With ``base`` (the workflow's folder) a study whose benchmark is neither made yet nor can be made
+    from the inputs the config names is left out too (``missing_benchmark``)."""
     name = name or my_model_name(config)
     mine = config.get("my_model") or {}
     wanted = mine.get("studies", list(STUDIES))
@@ -52,10 +57,55 @@ def card_skips(config: dict, name: str | None = None) -> dict[str, str]:
         elif not mine.get("name") and name not in (config.get(section) or {}).get(key, []):
             skips[study] = (f"my_model.name is null and the default model {name} is not in {section}.{key} "
                             "(set my_model.name to add a model)")
+        elif base is not None and (why := missing_benchmark(config, study, Path(base))):
+            skips[study] = why
     return skips
 
 
-def apply_my_model(config: dict) -> str:
+def _source_available(config: dict, path: str | None, base: Path) -> bool:
+    """A source file exists, or it is a download whose entry has a URL (rule download_file fetches it)."""
+    if not path:
+        return False
+    if (base / path).exists():
+        return True
+    key = path.removeprefix("resources/downloads/")
+    return key != path and bool(((config.get("downloads") or {}).get(key) or {}).get("url"))
+
+
+def missing_benchmark(config: dict, study: str, base: Path) -> str | None:
+    """Why ``study``'s benchmark is not there for a new model (None when it is, or can be made): PACT's
+    constructed instances, CulturalPersonas' CP items per run country (generated from the corpus, or
+    the published release with personas.cp_source: release)."""
+    if study == "pact":
+        if (base / "results/pact/construct/instances.tsv").exists():
+            return None
+        for source, entry in sorted(((config.get("pact") or {}).get("sources") or {}).items()):
+            if not _source_available(config, (entry or {}).get("path"), base):
+                return (f"no constructed PACT benchmark (results/pact/construct/instances.tsv) and its source "
+                        f"pact.sources.{source}.path ({(entry or {}).get('path')}) is neither there nor a "
+                        "download with a URL: supply the benchmark from a paper-scale run, or the source")
+        return None
+    if study == "personas":
+        p = config.get("personas") or {}
+        countries = p.get("run_countries") or []
+        if all((base / f"results/personas/instruments/cp/{c}.tsv").exists() for c in countries):
+            return None
+        if p.get("cp_source") == "release":
+            release = (p.get("release") or {}).get("path")
+            if not release or not (base / release).exists():
+                return (f"personas.cp_source is release and personas.release.path ({release}) is not there: "
+                        "point it at the published CulturalPersonas release")
+            return None
+        folders = (p.get("corpus") or {}).get("folders") or {}
+        for c in countries:
+            if folders.get(c) and not (base / folders[c]).is_dir():
+                return (f"no CulturalPersonas benchmark for {c} (results/personas/instruments/cp/{c}.tsv) and "
+                        f"its corpus folder personas.corpus.folders.{c} ({folders[c]}) is not there: use the "
+                        "published release (personas.cp_source: release, personas.release.path)")
+    return None
+
+
+def apply_my_model(config: dict, base: str | Path | None = None) -> str:
     """Add ``my_model.name`` to the model list of each study it runs in (in place; appended, so the
     first model of a list, which some roles default to, stays first) and return its name.
 
@@ -75,7 +125,7 @@ def apply_my_model(config: dict) -> str:
                               f"({', '.join(config.get('studies') or [])}); add it there or leave it out here")
     if not mine.get("name"):
         return name
-    skips = card_skips(config, name)
+    skips = card_skips(config, name, base)
     for study in STUDIES:
         if study in skips:
             continue

@@ -108,3 +108,26 @@ def test_planning_rows_the_model_adds(paper_with_mine):
     assert other.loc["monopolet_solutions", "requests"] == pytest.approx(sol["requests"] / agents, rel=0.01)
     # no paper model's own rule is in the rows
     assert not ((mine["model"] != "my-model") & mine["rule"].isin(["pact_behaviour", "monopolet_answers"])).any()
+
+
+def test_a_benchmark_that_is_not_there_skips_its_study(paper_with_mine, tmp_path):
+    """Without the papers' private inputs: PACT needs its constructed benchmark or sources, CulturalPersonas
+    its CP items, a corpus, or the published release."""
+    cfg = copy.deepcopy(paper_with_mine)
+    skips = card_skips(cfg, base=tmp_path)
+    assert "pact.sources.cultureatlas.path" in skips["pact"]  # no download URL, no file
+    assert "personas.corpus.folders.usa" in skips["personas"] and "personas.cp_source: release" in skips["personas"]
+    assert "monopolet" not in skips  # the demo episodes, marked SYNTHETIC in paper.yaml
+    pact = list(cfg["pact"]["models"])
+    apply_my_model(cfg, base=tmp_path)
+    assert cfg["pact"]["models"] == pact  # not added where it would not run
+
+    # a benchmark from a paper-scale run, and the published release
+    (tmp_path / "results/pact/construct").mkdir(parents=True)
+    (tmp_path / "results/pact/construct/instances.tsv").write_text("x\n")
+    cfg = copy.deepcopy(paper_with_mine)
+    cfg["personas"]["cp_source"] = "release"
+    cfg["personas"]["release"]["path"] = "release"
+    assert "release.path (release) is not there" in card_skips(cfg, base=tmp_path)["personas"]
+    (tmp_path / "release").mkdir()
+    assert card_skips(cfg, base=tmp_path) == {}
