@@ -131,3 +131,14 @@ def test_a_benchmark_that_is_not_there_skips_its_study(paper_with_mine, tmp_path
     assert "release.path (release) is not there" in card_skips(cfg, base=tmp_path)["personas"]
     (tmp_path / "release").mkdir()
     assert card_skips(cfg, base=tmp_path) == {}
+
+
+def test_release_layer_runs_personas_on_the_published_release_where_it_is(tmp_path):
+    cfg = load_config(ROOT / "config" / "config.yaml", ROOT / "config" / "my-model-release.yaml")
+    assert cfg["personas"]["cp_source"] == "release"
+    release = cfg["personas"]["release"]["path"]
+    # the workflow's folder without the shared data: CulturalPersonas is skipped, naming the key
+    assert f"personas.release.path ({release}) is not there" in card_skips(cfg, base=tmp_path / "repo")["personas"]
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / release).mkdir(parents=True)
+    assert "personas" not in card_skips(cfg, base=tmp_path / "repo")
