@@ -39,12 +39,14 @@ rule model_card:
         ),
     log:
         f"logs/model_card/{MY_MODEL}.log",
-    localrule: True
+    benchmark:
+        f"benchmarks/model_card/{MY_MODEL}.tsv"
     conda:
         "../../envs/stats.yaml"
     resources:
-        mem_mb=attempt_scaled(2000),
-        runtime=attempt_scaled(10),
+        # at paper scale it reads the model's whole PACT behaviour table, as pact_gather_behaviour does
+        mem_mb=attempt_scaled(16000),
+        runtime=attempt_scaled(60),
     params:
         model=MY_MODEL,
         spec=model_card_spec(),
