@@ -20,6 +20,7 @@ include: "rules/real_data/main.smk"
 include: "rules/report.smk"
 include: "rules/preflight.smk"
 include: "rules/planning.smk"
+include: "rules/model_card/main.smk"
 
 
 rule all:

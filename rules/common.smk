@@ -50,6 +50,7 @@ from cultalign.config import (
 )
 from cultalign.models.capabilities import scoring_of
 from cultalign.models.families import check_model_families
+from cultalign.my_model import apply_my_model, card_skips
 from cultalign.scoring_check import check_scoring
 
 # One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every run's locks
@@ -71,6 +72,8 @@ SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
+# your own model (my_model, config/my-model.yaml) joins each study's model list before the checks
+MY_MODEL = apply_my_model(config, base=workflow.basedir)
 check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
 # a rule that scores options with a model that cannot do what it asks fails here
@@ -327,6 +330,8 @@ def all_targets(wildcards):
     targets.append("results/model_outputs.tsv")
     for study in STUDIES:
         targets += study_targets(study)
+    # the card of your own model (my_model.name; the default model unless set): rules/model_card
+    targets.append(MY_MODEL_CARD)
     return targets
 
 

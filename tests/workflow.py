@@ -109,6 +109,42 @@ def logs_with_logging_errors(work: Path) -> list[str]:
                   if LOGGING_ERROR in p.read_text(errors="replace"))
 
 
+def _directory_outputs() -> list[re.Pattern]:
+    """Patterns of the outputs that rules declare as directory() (read from the rule files)."""
+    pats = []
+    for f in (ROOT / "rules").rglob("*.smk"):
+        for m in re.finditer(r'directory\(\s*"([^"]+)"', f.read_text()):
+            parts = re.split(r"(\{\w+\})", m.group(1))
+            pats.append(re.compile("".join("[^/]+" if p.startswith("{") else re.escape(p) for p in parts) + "$"))
+    return pats
+
+
+def mark_done(work: Path, *args: str, timeout: float = 600) -> None:
+    """Make the jobs of ``snakemake <args>`` count as done without running them, for dry runs of what a
+    later change plans: each missing output becomes an empty file (a folder where its rule declares
+    directory()), then ``--touch`` records every job's metadata (params, code), as a run would.  The
+    files are empty placeholders: no job could read them."""
+    out = snakemake(work, "--cores", "1", "--summary", *args, timeout=timeout)
+    if out.returncode != 0:
+        raise AssertionError(f"summary failed:\n{out.stderr[-4000:]}")
+    folders = _directory_outputs()
+    missing = [cols[0] for cols in (line.split("\t") for line in out.stdout.splitlines()[1:])
+               if len(cols) >= 5 and cols[4] == "missing"]
+    # and what the summary leaves out (benchmark files): the missing outputs a dry run names
+    missing += [f.strip() for j in planned_jobs(work, *args, timeout=timeout) for r in j.reasons
+                if r.startswith("Missing output files:") for f in r.split(":", 1)[1].split(",")]
+    for rel in missing:
+        path = work / rel
+        if any(p.search(rel) for p in folders):
+            path.mkdir(parents=True, exist_ok=True)
+        elif not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
+    out = snakemake(work, "--cores", "1", "--touch", *args, timeout=timeout)
+    if out.returncode != 0:
+        raise AssertionError(f"--touch failed:\n{out.stderr[-4000:]}")
+
+
 def job_params(work: Path, *configfiles: str, targets: tuple[str, ...] = ("all",),
                timeout: float = 600) -> dict[tuple[str, str], list[str]]:
     """Each job of the whole DAG of ``targets`` (as ``--forceall`` plans it) with its params as

@@ -1,0 +1,55 @@
+# Your own model beside the papers' models (config/my-model.yaml, cultalign.my_model and
+# cultalign.model_card): the target model_card runs the jobs of my_model.name only and writes its
+# card; my_model_gpu_hours estimates their cost first.
+
+from cultalign.model_card import figure_names
+
+# {study: why the card leaves it out}; the studies it runs
+MY_MODEL_SKIPS = card_skips(config, MY_MODEL, base=workflow.basedir)
+MY_MODEL_STUDIES = [s for s in STUDIES if s not in MY_MODEL_SKIPS]
+MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
+MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
+# the card's page, which the default target builds (the default model's card in the embedded default)
+MY_MODEL_CARD = f"{MY_MODEL_DIR}/model_card.html"
+
+
+def model_card_inputs(wildcards):
+    """Input function of model_card: the model's own result tables of each study it runs, and the
+    model-free tables they are compared with (human data)."""
+    out = {"claims": config["claims"]}
+    if "pact" in MY_MODEL_STUDIES:
+        out["pact_shards"] = expand(
+            "results/pact/behaviour/{model}/shard_{shard}.tsv",
+            model=MY_MODEL,
+            shard=shard_ids(PACT["behaviour"]["shards"]),
+        )
+        out["pact_survey"] = f"results/pact/alignment/{MY_MODEL}/survey.tsv"
+        out["pact_responses"] = "results/pact/human/responses.tsv"
+    if "personas" in MY_MODEL_STUDIES:
+        out["personas_mcs"] = expand(
+            "results/personas/mcs/{model}/{instrument}/{country}_{priming}.samples.tsv",
+            model=MY_MODEL,
+            instrument=PERSONAS_INSTRUMENTS,
+            country=PERSONAS_COUNTRIES,
+            priming=PERSONAS_PRIMING,
+        )
+        out["personas_oeg"] = expand(
+            "results/personas/oeg/{model}/{instrument}/{country}_{priming}.responses.tsv",
+            model=MY_MODEL,
+            instrument=PERSONAS_OEG_INSTRUMENTS,
+            country=PERSONAS_COUNTRIES,
+            priming=PERSONAS_PRIMING,
+        )
+        out["personas_human"] = PERSONAS_HUMAN
+    if "monopolet" in MY_MODEL_STUDIES:
+        out["monopolet_matching"] = (
+            f"results/monopolet/matching/{MY_MODEL}_vs_panel.tsv"
+        )
+        out["monopolet_solutions"] = f"results/monopolet/solutions/{MY_MODEL}.tsv"
+        out["monopolet_panel"] = "results/monopolet/solutions/panel.tsv"
+    return out
+
+
+def model_card_spec():
+    """Param of model_card: the model's `models` entry (its display name only labels figures)."""
+    return canonical(MODELS[MY_MODEL])
