@@ -53,7 +53,7 @@ rule model_card:
         skips=MY_MODEL_SKIPS,
         studies=MY_MODEL_STUDIES,
         figures=MY_MODEL_FIGURES,
-        model_names=model_display_names(),
+        model_names=model_display_names(MY_MODEL_SHOWN),
         prompt_formats=conf("pact.alignment.prompt_formats"),
         item_unit=conf("pact.alignment.item_unit"),
         bootstrap=conf("pact.behaviour.bootstrap"),

@@ -3,6 +3,7 @@
 # card; my_model_gpu_hours estimates their cost first.
 
 from cultalign.model_card import figure_names
+from cultalign.my_model import ROLE_LISTS
 
 # {study: why the card leaves it out}; the studies it runs
 MY_MODEL_SKIPS = card_skips(config, MY_MODEL, base=workflow.basedir)
@@ -11,6 +12,14 @@ MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
 MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
 # the card's page, which the default target builds (the default model's card in the embedded default)
 MY_MODEL_CARD = f"{MY_MODEL_DIR}/model_card.html"
+# the models the card's figures name: the model and the models of the studies it runs (the
+# papers' models, whose published values stand beside it)
+MY_MODEL_SHOWN = [MY_MODEL] + [
+    m
+    for study in MY_MODEL_STUDIES
+    for m in config[ROLE_LISTS[study][0]][ROLE_LISTS[study][1]]
+    if m in MODELS
+]
 
 
 def model_card_inputs(wildcards):
