@@ -49,6 +49,7 @@ rule model_card:
         runtime=attempt_scaled(60),
     params:
         model=MY_MODEL,
+        site_data_table=MY_MODEL_SITE_DATA,
         spec=model_card_spec(),
         skips=MY_MODEL_SKIPS,
         studies=MY_MODEL_STUDIES,

@@ -12,6 +12,8 @@ MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
 MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
 # the card's page, which the default target builds (the default model's card in the embedded default)
 MY_MODEL_CARD = f"{MY_MODEL_DIR}/model_card.html"
+# the PACT authors' figure data as a table (rule real_data_pact_site)
+MY_MODEL_SITE_DATA = "results/pact/real_data/site_data.tsv"
 # the models the card's figures name: the model and the models of the studies it runs (the
 # papers' models, whose published values stand beside it)
 MY_MODEL_SHOWN = [MY_MODEL] + [
@@ -26,6 +28,11 @@ def model_card_inputs(wildcards):
     """Input function of model_card: the model's own result tables of each study it runs, and the
     model-free tables they are compared with (human data)."""
     out = {"claims": config["claims"]}
+    if "pact" in MY_MODEL_STUDIES and (config.get("real_data") or {}).get(
+        "pact_site_data"
+    ):
+        # the published values the paper shows only in its figures (claims' value_from)
+        out["pact_site_data"] = MY_MODEL_SITE_DATA
     if "pact" in MY_MODEL_STUDIES:
         out["pact_shards"] = expand(
             "results/pact/behaviour/{model}/shard_{shard}.tsv",

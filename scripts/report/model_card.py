@@ -23,7 +23,14 @@ if "monopolet" in p.studies:
 # each study's inputs: real, or the SYNTHETIC inputs its tables' sidecars name
 synthetic = {s: synthetic_inputs_of_files(f) for s, f in files.items()}
 inputs = {s: ("SYNTHETIC: " + ", ".join(k)) if k else "real" for s, k in synthetic.items()}
-rows = card_rows(model, tables, i.claims, inputs)
+# the PACT authors' figure data (config real_data.pact_site_data), where the config has it: the
+# published values the paper shows only in its figures
+figure_data = {}
+if "pact_site_data" in i.keys():
+    from cultalign.core.tables import read_tsv
+
+    figure_data[p.site_data_table] = read_tsv(i.pact_site_data)
+rows = card_rows(model, tables, i.claims, inputs, figure_data)
 by_name = {m.name: m for m in MEASURES}
 figures = {}
 for name, out in zip(p.figures, job.output):

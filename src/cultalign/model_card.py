@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .claims import convert, load_claims
+from .core.seeds import derive_seed
 
 SOURCE_MINE = "this run"
 SOURCE_PUBLISHED = "published"
@@ -113,12 +114,15 @@ def personas_tables(mcs_samples: list[str], oeg_responses: list[str], human: str
     return {"results/personas/tables/distances.tsv": per_country, "results/personas/tables/table2_gains.tsv": table2}
 
 
-def bootstrap_mean_ci(values, n_boot: int, seed: int, level: float = 0.95) -> tuple[float, float]:
-    """Percentile bootstrap CI of the mean of ``values`` (NaN dropped; NaN when none are left)."""
+def bootstrap_mean_ci(values, n_boot: int, seed: int, item: tuple = (),
+                      level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean of ``values`` (NaN dropped; NaN when none are left); each
+    ``item`` (e.g. the model and the measure) draws its own stream, ``derive_seed(seed, "monopolet",
+    "analysis", "model_card", *item)``."""
     v = np.asarray(pd.to_numeric(pd.Series(values), errors="coerce").dropna(), dtype=float)
     if len(v) == 0:
         return (math.nan, math.nan)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(derive_seed(seed, "monopolet", "analysis", "model_card", *item))
     means = v[rng.integers(0, len(v), size=(n_boot, len(v)))].mean(axis=1)
     a = (1 - level) / 2
     return float(np.quantile(means, a)), float(np.quantile(means, 1 - a))
@@ -137,7 +141,7 @@ def monopolet_tables(matching: str, solutions: str, panel: str, model: str, n_bo
     summary = summary.copy()
     summary["model"] = model
     for col in ("SAA", "EAA"):
-        lo, hi = bootstrap_mean_ci(per_dilemma[col], n_boot, seed)
+        lo, hi = bootstrap_mean_ci(per_dilemma[col], n_boot, seed, (model, col))
         summary[f"{col}_ci_low"], summary[f"{col}_ci_high"] = lo, hi
     return {"results/monopolet/tables/agreement.tsv": summary}
 
@@ -157,10 +161,13 @@ def _num(x) -> float:
 
 
 def card_rows(model: str, tables: dict[str, dict[str, pd.DataFrame]], claims_path: str | Path,
-              inputs: dict[str, str]) -> pd.DataFrame:
+              inputs: dict[str, str], figure_data: dict[str, pd.DataFrame] | None = None) -> pd.DataFrame:
     """The card's long table: per measure and row key, the model's value ("this run") and each
     matching claim's value ("published", in the measure's unit).  ``tables``: {study: {result
-    table: the model's table}}; ``inputs``: {study: "real" / "SYNTHETIC: <keys>"}."""
+    table: the model's table}}; ``inputs``: {study: "real" / "SYNTHETIC: <keys>"}.  A claim whose
+    value the paper does not print but the authors' released figure data hold (``value_from``) is
+    read from ``figure_data`` ({result table: its rows}, e.g. the PACT site-data table) and left out
+    when that table is not given."""
     claims = [c for c in load_claims(claims_path) if c.get("kind") == "value"]
     rows = []
     for study, by_table in tables.items():
@@ -176,11 +183,11 @@ def card_rows(model: str, tables: dict[str, dict[str, pd.DataFrame]], claims_pat
                 rows.append({"study": study, "measure": m.name, "label": m.label, "key": _key_text(key),
                              "model": model, "source": SOURCE_MINE, "value": _num(r[m.column]), "ci_low": lo,
                              "ci_high": hi, "unit": m.unit, "claim": "", "place": "", "inputs": inputs[study]})
-                rows += _published(m, key, claims)
+                rows += _published(m, key, claims, figure_data or {})
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _published(m: Measure, key: dict, claims: list[dict]) -> list[dict]:
+def _published(m: Measure, key: dict, claims: list[dict], figure_data: dict[str, pd.DataFrame]) -> list[dict]:
     out = []
     for c in claims:
         if c["result"] != m.table or c["column"] != m.column:
@@ -189,12 +196,36 @@ def _published(m: Measure, key: dict, claims: list[dict]) -> list[dict]:
         paper_model = where.pop("model", None)
         if any(k not in key or str(key[k]) != str(v) for k, v in where.items()):
             continue
-        value = convert(float(c["value"]), c["unit"], c.get("result_unit") or m.unit)
+        if "value" in c:
+            value, unit, source = float(c["value"]), c["unit"], "the paper"
+        else:  # value_from: the authors' released figure data
+            found = _figure_value(c["value_from"], figure_data)
+            if found is None:
+                continue
+            value, unit = found
+            unit, source = unit or c["unit"], "the authors' figure data"
+        value = convert(value, unit, c.get("result_unit") or m.unit)
         out.append({"study": m.study, "measure": m.name, "label": m.label, "key": _key_text(key),
                     "model": paper_model or POOLED, "source": SOURCE_PUBLISHED, "value": value, "ci_low": math.nan,
                     "ci_high": math.nan, "unit": m.unit, "claim": c["id"], "place": f"{c['paper']}: {c['place']}",
-                    "inputs": "the paper"})
+                    "inputs": source})
     return out
+
+
+def _figure_value(vf: dict, figure_data: dict[str, pd.DataFrame]) -> tuple[float, str | None] | None:
+    """The one row of the figure-data table ``vf`` names: (value, its unit); None when the table was
+    not given or holds no such row."""
+    df = figure_data.get(vf["result"])
+    if df is None:
+        return None
+    sel = df
+    for k, v in (vf.get("where") or {}).items():
+        sel = sel[sel[k].astype(str) == str(v)] if k in sel.columns else sel.iloc[0:0]
+    if len(sel) != 1:
+        return None
+    row = sel.iloc[0]
+    unit = vf.get("unit") or (str(row["unit"]) if "unit" in sel.columns and str(row["unit"]) else None)
+    return float(row[vf["column"]]), unit
 
 
 # ---------------------------------------------------------------- figures and page

@@ -66,8 +66,15 @@ def _source_available(config: dict, path: str | None, base: Path) -> bool:
         return False
     if (base / path).exists():
         return True
-    key = path.removeprefix("resources/downloads/")
-    return key != path and bool(((config.get("downloads") or {}).get(key) or {}).get("url"))
+    key = path.removeprefix("resources/downloads/").rstrip("/")
+    if key == path.rstrip("/"):
+        return False
+    downloads = config.get("downloads") or {}
+    if (downloads.get(key) or {}).get("url"):
+        return True
+    # a folder that download entries fill file by file (the published CulturalPersonas release)
+    inside = [e for k, e in downloads.items() if k.startswith(key + "/")]
+    return bool(inside) and all((e or {}).get("url") for e in inside)
 
 
 def missing_benchmark(config: dict, study: str, base: Path) -> str | None:
@@ -90,9 +97,9 @@ def missing_benchmark(config: dict, study: str, base: Path) -> str | None:
             return None
         if p.get("cp_source") == "release":
             release = (p.get("release") or {}).get("path")
-            if not release or not (base / release).exists():
-                return (f"personas.cp_source is release and personas.release.path ({release}) is not there: "
-                        "point it at the published CulturalPersonas release")
+            if not _source_available(config, release, base):
+                return (f"personas.cp_source is release and personas.release.path ({release}) is neither there "
+                        "nor filled by downloads entries: point it at the published CulturalPersonas release")
             return None
         folders = (p.get("corpus") or {}).get("folders") or {}
         for c in countries:

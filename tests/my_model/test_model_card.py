@@ -36,10 +36,22 @@ def _tables():
 
 
 INPUTS = {"pact": "SYNTHETIC: pact.human.prolific_export", "personas": "real"}
+SITE_JSON = ROOT.parent / "shared" / "data" / "pact" / "pact_site_summary_data.json"
+SITE_TABLE = "results/pact/real_data/site_data.tsv"
 
 
-def test_published_values_come_from_the_claims_in_the_measures_unit():
-    rows = card_rows("mine", _tables(), CLAIMS, INPUTS)
+@pytest.fixture(scope="module")
+def figure_data():
+    """The PACT authors' released figure data as the rule real_data_pact_site tables it."""
+    if not SITE_JSON.is_file():
+        pytest.skip(f"the PACT authors' figure data are not at {SITE_JSON}")
+    from cultalign.real_data import pact_site_data
+
+    return {SITE_TABLE: pact_site_data(SITE_JSON)}
+
+
+def test_published_values_come_from_the_claims_in_the_measures_unit(figure_data):
+    rows = card_rows("mine", _tables(), CLAIMS, INPUTS, figure_data)
     rate = rows[rows["measure"] == "allow_rate"].set_index("model")
     assert rate.loc["mine", "source"] == SOURCE_MINE and rate.loc["mine", "ci_low"] == 0.21
     # Figure 3's published rates (percent in the claims) next to the model's, as fractions
@@ -47,6 +59,10 @@ def test_published_values_come_from_the_claims_in_the_measures_unit():
     assert rate.loc["gpt-5.4-mini", "value"] == pytest.approx(0.283)
     assert (rate.drop(index="mine")["source"] == SOURCE_PUBLISHED).all()
     assert rate.loc["gpt-5.4-mini", "claim"] == "pact.allow_rate_gpt"
+    assert rate.loc["gpt-5.4-mini", "inputs"] == "the authors' figure data"
+    # without the figure data, the values the paper shows only in its figures are left out
+    bare = card_rows("mine", _tables(), CLAIMS, INPUTS)
+    assert not ((bare["measure"] == "allow_rate") & (bare["source"] == SOURCE_PUBLISHED)).any()
     # alignment: only the no-persona average frame, and every paper model that has a claim there
     major = rows[rows["measure"] == "majority_alignment"]
     assert (major["key"] == "frame avg, persona_setting no_persona").all()
@@ -68,8 +84,8 @@ def test_a_claim_on_another_row_is_not_matched():
     assert not ((rows["measure"] == "gain_pct") & (rows["source"] == SOURCE_PUBLISHED)).any()
 
 
-def test_figures_and_page(tmp_path):
-    rows = card_rows("mine", _tables(), CLAIMS, INPUTS)
+def test_figures_and_page(tmp_path, figure_data):
+    rows = card_rows("mine", _tables(), CLAIMS, INPUTS, figure_data)
     by_name = {m.name: m for m in MEASURES}
     figs = {}
     for name in figure_names(["pact", "personas"]):

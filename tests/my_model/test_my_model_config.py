@@ -116,7 +116,11 @@ def test_a_benchmark_that_is_not_there_skips_its_study(paper_with_mine, tmp_path
     cfg = copy.deepcopy(paper_with_mine)
     skips = card_skips(cfg, base=tmp_path)
     assert "pact.sources.cultureatlas.path" in skips["pact"]  # no download URL, no file
-    assert "personas.corpus.folders.usa" in skips["personas"] and "personas.cp_source: release" in skips["personas"]
+    assert "personas" not in skips  # the published release, downloaded at its pinned commit
+    generated = copy.deepcopy(paper_with_mine)
+    generated["personas"]["cp_source"] = "generated"
+    why = card_skips(generated, base=tmp_path)["personas"]
+    assert "personas.corpus.folders.usa" in why and "personas.cp_source: release" in why
     assert "monopolet" not in skips  # the demo episodes, marked SYNTHETIC in paper.yaml
     pact = list(cfg["pact"]["models"])
     apply_my_model(cfg, base=tmp_path)
@@ -128,7 +132,7 @@ def test_a_benchmark_that_is_not_there_skips_its_study(paper_with_mine, tmp_path
     cfg = copy.deepcopy(paper_with_mine)
     cfg["personas"]["cp_source"] = "release"
     cfg["personas"]["release"]["path"] = "release"
-    assert "release.path (release) is not there" in card_skips(cfg, base=tmp_path)["personas"]
+    assert "release.path (release) is neither there" in card_skips(cfg, base=tmp_path)["personas"]
     (tmp_path / "release").mkdir()
     assert card_skips(cfg, base=tmp_path) == {}
 
@@ -138,7 +142,7 @@ def test_release_layer_runs_personas_on_the_published_release_where_it_is(tmp_pa
     assert cfg["personas"]["cp_source"] == "release"
     release = cfg["personas"]["release"]["path"]
     # the workflow's folder without the shared data: CulturalPersonas is skipped, naming the key
-    assert f"personas.release.path ({release}) is not there" in card_skips(cfg, base=tmp_path / "repo")["personas"]
+    assert f"personas.release.path ({release}) is neither there" in card_skips(cfg, base=tmp_path / "repo")["personas"]
     (tmp_path / "repo").mkdir()
     (tmp_path / "repo" / release).mkdir(parents=True)
     assert "personas" not in card_skips(cfg, base=tmp_path / "repo")
