@@ -59,6 +59,7 @@ class ModelSpec:
     api_key_env: str | None = _D["api_key_env"]  # openai backend: name of the env var holding the key
     threads: int | None = _D["threads"]  # CPU threads for the transformers backend
     cpu_linear: str = _D["cpu_linear"]  # onednn | torch: kernel for linear layers on the CPU
+    compile: bool = _D["compile"]  # transformers: prefill and decode steps through torch.compile
     extra: dict = field(default_factory=lambda: dict(_D["extra"]))
     scoring: str | None = _D["scoring"]  # full | first_token | none; None: by backend (capabilities.scoring_of)
     unsupported_params: list = field(default_factory=lambda: list(_D["unsupported_params"]))
@@ -103,7 +104,10 @@ class ModelSpec:
         raise ValueError(f"models.{self.name}: set 'path' or 'hub_id'")
 
     def identity(self) -> dict[str, Any]:
-        return {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+        ident = {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+        if self.backend != "openai" and self.dtype not in ("auto", "float32"):
+            ident["dtype"] = self.dtype  # other weights' rounding: never a float32 answer from the cache
+        return ident
 
     @property
     def scoring_strategy(self) -> str:
