@@ -96,14 +96,14 @@ class FakeCompiledBackend:
         if self._step is self.model:
             return self.eager, []
         if self.fail:
-            raise RuntimeError("no C++ compiler\nmore")
+            raise RuntimeError("backend='inductor' raised:\nsome context\nCompileError: no C++ compiler")
         return self.compiled, []
 
 
 @pytest.mark.parametrize("compiled, fail, kept, says", [
     ([[1, 2], [3, 4]], False, True, "compiled decoding in use"),
     ([[1, 2], [3, 5]], False, False, "1 of 2 rows decode other tokens"),
-    ([[1, 2], [3, 4]], True, False, "RuntimeError: no C++ compiler"),
+    ([[1, 2], [3, 4]], True, False, "RuntimeError: backend='inductor' raised: CompileError: no C++ compiler"),
 ])
 def test_compiled_decoding_is_kept_only_with_the_eager_tokens(monkeypatch, caplog, compiled, fail, kept, says):
     torch = pytest.importorskip("torch")

@@ -446,7 +446,9 @@ class TransformersBackend:
             why = None if compiled == eager else \
                 f"{sum(a != b for a, b in zip(compiled, eager))} of {len(ids)} rows decode other tokens"
         except Exception as exc:  # noqa: BLE001 - any failure means: not this way
-            why = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+            cause = next((ln for ln in lines[1:] if "Error:" in ln), "")  # inductor wraps the real error
+            why = f"{type(exc).__name__}: {' '.join(lines[:1] + [cause]).strip()}"
         self._compiled_ok = why is None
         if why:
             self._step = self.model
