@@ -64,9 +64,9 @@ def test_bfloat16_is_part_of_the_cache_key_float32_keys_unchanged():
     payload = {"prompt": "p", "params": {"temperature": 0.0}}
     assert f32.identity() == auto.identity() == {"model_id": "m", "revision": "local", "backend": "transformers"}
     assert request_key("generate", bf16.identity(), payload) != request_key("generate", f32.identity(), payload)
-    # a hosted model's dtype is not ours to choose: not in its key
-    api = ModelSpec(name="m", backend="openai", dtype="bfloat16")
-    assert "dtype" not in api.identity()
+    # vLLM runs the checkpoint's dtype (bfloat16 at paper scale) as it always did: its keys stay as they were
+    for backend in ("vllm", "openai"):
+        assert "dtype" not in ModelSpec(name="m", backend=backend, dtype="bfloat16").identity()
 
 
 def test_provenance_records_precision_without_loading_the_model(tmp_path):

@@ -105,8 +105,10 @@ class ModelSpec:
 
     def identity(self) -> dict[str, Any]:
         ident = {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
-        if self.backend != "openai" and self.dtype not in ("auto", "float32"):
-            ident["dtype"] = self.dtype  # other weights' rounding: never a float32 answer from the cache
+        if self.backend == "transformers" and self.dtype not in ("auto", "float32"):
+            # the CPU's float32 default rounded otherwise: never a float32 answer from the cache (vLLM runs
+            # the checkpoint's dtype, bfloat16 at paper scale, as before: its keys are unchanged)
+            ident["dtype"] = self.dtype
         return ident
 
     @property
