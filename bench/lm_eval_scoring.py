@@ -1,12 +1,13 @@
 """Multiple-choice option scoring: the model layer against lm-evaluation-harness, same items, one run.
 
-    .venv/bin/python bench/lm_eval_scoring.py [--items 60] [--batch-size 16] [--repeats 1]
+    .venv/bin/python bench/lm_eval_scoring.py [--items 60] [--batch-size 16] [--repeats 1] [--dtype float32]
         [--release ../shared/data/culturalpersonas] [--out bench/out/lm_eval_scoring.json]
 
 Items: the first ``--items`` questions of the published CulturalPersonas release (USA; 10 per trait
 with the default 60), each with its five graded answers as options, built as the workflow's MCS step
 builds them (``personas.evaluate.mcs_score_items``: seeded option order, text mode, unprimed) and
-rendered with the default model's chat template (SmolLM2-135M-Instruct, float32, 2 threads).
+rendered with the default model's chat template (SmolLM2-135M-Instruct, 2 threads, in ``--dtype``:
+float32 or bfloat16, the same dtype for every scorer, lm-eval's included).
 
 Scorers, each on the identical rendered (prompt, option) strings:
 1. ``cultalign_onednn``: ``TransformersBackend.score`` with the CPU linear kernel the workflow uses
@@ -24,7 +25,9 @@ Scorers, each on the identical rendered (prompt, option) strings:
    newline as part of every option, a different quantity (up to 1.5e-3 nats apart in a first run).
 
 Reports wall seconds per scorer, the ratios lm-eval / ours, and the largest log-prob difference to
-lm-eval's (the run fails, exit 1, above ``--tolerance``).  ``bound``: the least time any exact float32
+lm-eval's (the run fails, exit 1, above ``--tolerance``; by default 1e-3 nats in float32 and the
+backend's first-check tolerance, ``CHECK_TOLERANCE``, in bfloat16: both round in bfloat16, in other
+orders), and the CPU (model, bfloat16 support).  ``bound``: the least time any exact float32
 scorer could take on these items at this machine's matmul rate, measured in the same run, and so the
 largest speed-up over each scorer that any implementation could reach here (``bench/compute_bound.py``).
 One run on a shared machine: compare the ratios, not the absolute times.
@@ -52,7 +55,7 @@ ROOT = common.ROOT
 LMEVAL_VENV = ROOT / "bench" / ".venv-lmeval"
 LMEVAL_VERSION = "0.4.13"
 
-# Runs inside the lm-eval venv: reads {"model", "batch_size", "threads", "requests": [[ctx, cont], ...]}
+# Runs inside the lm-eval venv: reads {"model", "dtype", "batch_size", "threads", "requests": [[ctx, cont], ...]}
 # on stdin, prints {"seconds", "logprobs"} on stdout.
 LMEVAL_RUNNER = textwrap.dedent("""
     import json, sys, time
@@ -60,7 +63,7 @@ LMEVAL_RUNNER = textwrap.dedent("""
     spec = json.load(sys.stdin)
     torch.set_num_threads(spec["threads"])
     from lm_eval.models.huggingface import HFLM
-    lm = HFLM(pretrained=spec["model"], device="cpu", dtype="float32", batch_size=spec["batch_size"])
+    lm = HFLM(pretrained=spec["model"], device="cpu", dtype=spec["dtype"], batch_size=spec["batch_size"])
     t0 = time.perf_counter()
     reqs = []
     for ctx, cont in spec["requests"]:
@@ -96,7 +99,9 @@ def main() -> int:
     ap.add_argument("--items", type=int, default=60)
     ap.add_argument("--batch-size", type=int, default=16, help="lm-eval's batch size")
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--tolerance", type=float, default=1e-3, help="largest allowed |log-prob difference|")
+    ap.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32")
+    ap.add_argument("--tolerance", type=float, default=None,
+                    help="largest allowed |log-prob difference| (default: by dtype, see above)")
     ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "lm_eval_scoring.json"))
     args = ap.parse_args()
@@ -105,16 +110,22 @@ def main() -> int:
     from cultalign.models import ModelClient
     from cultalign.models.transformers_backend import TransformersBackend
 
+    from cultalign.models.cpu import cpu_features
+    from cultalign.models.transformers_backend import CHECK_TOLERANCE
+
+    tolerance = args.tolerance if args.tolerance is not None else CHECK_TOLERANCE[args.dtype]
+    print("cpu", json.dumps(cpu_features()), flush=True)
     model_dir = ensure_default_model()
     lmeval_py = ensure_lmeval_venv()
     threads = 2
-    specs = {k: default_model_spec(model_dir, batch_size=16, threads=threads, cpu_linear=k)
+    specs = {k: default_model_spec(model_dir, batch_size=16, threads=threads, cpu_linear=k, dtype=args.dtype)
              for k in ("onednn", "torch")}
     backends = {k: TransformersBackend(s) for k, s in specs.items()}
     client = ModelClient(specs["onednn"], None, backend=backends["onednn"])
     items = build_items(Path(args.release), args.items, client)
     flat = [(p, o) for p, opts in items for o in opts]
-    res: dict = {"items": len(items), "options": len(flat), "threads": threads, "load_before": os.getloadavg()[0],
+    res: dict = {"cpu": cpu_features(), "dtype": args.dtype, "tolerance": tolerance, "items": len(items),
+                 "options": len(flat), "threads": threads, "load_before": os.getloadavg()[0],
                  "pins": pins(), "lm_eval": LMEVAL_VERSION, "runs": []}
     print(f"{len(items)} items, {len(flat)} (prompt, option) pairs", flush=True)
 
@@ -137,7 +148,7 @@ def main() -> int:
             print(f"cultalign_{name}: {dt:.1f} s", flush=True)
         tb.SHARED_PREFIX_MIN_TOKENS = grouped
         env = {**os.environ, "OMP_NUM_THREADS": str(threads)}
-        spec = {"model": str(model_dir), "batch_size": args.batch_size, "threads": threads,
+        spec = {"model": str(model_dir), "dtype": args.dtype, "batch_size": args.batch_size, "threads": threads,
                 "requests": [list(x) for x in flat]}
         p = subprocess.run([str(lmeval_py), "-c", LMEVAL_RUNNER], input=json.dumps(spec), capture_output=True,
                            text=True, env=env, check=False)
@@ -167,7 +178,7 @@ def main() -> int:
     print(json.dumps({k: v for k, v in res.items() if k != "runs"}, indent=1))
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(res, indent=2))
-    return 0 if max(diffs.values()) <= args.tolerance else 1
+    return 0 if max(diffs.values()) <= tolerance else 1
 
 
 if __name__ == "__main__":

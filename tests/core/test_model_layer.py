@@ -367,3 +367,27 @@ def test_generation_configs_with_logits_processing_keep_transformers_generate():
     assert loop_blockers(GenerationConfig(eos_token_id=2, pad_token_id=2)) == []
     assert loop_blockers(GenerationConfig(repetition_penalty=1.05, suppress_tokens=[5])) == \
         ["repetition_penalty", "suppress_tokens"]
+
+
+def test_bfloat16_backend_keeps_its_fast_paths_and_records_the_cpu(smollm2_spec, caplog):
+    """bfloat16 weights on the CPU: the load logs the CPU's bfloat16 support, and the first checks of the
+    packed scorer, the shared-prefix groups and the decoding loop pass at bfloat16's tolerance (its own
+    rounding in other orders), so bfloat16 runs the fast paths, not the fallbacks."""
+    import dataclasses
+
+    from cultalign.models.cpu import cpu_features
+    from cultalign.models.transformers_backend import TransformersBackend
+
+    caplog.set_level("INFO")
+    be = TransformersBackend(dataclasses.replace(smollm2_spec, dtype="bfloat16"))
+    assert be.precision["dtype"] == "bfloat16" and be.precision["cpu_bf16"] == cpu_features()["bf16"]
+    assert f"bfloat16 support: {cpu_features()['bf16']}" in caplog.text
+    client = ModelClient(dataclasses.replace(smollm2_spec, dtype="bfloat16"), None, backend=be)
+    assert client.provenance()["precision"] == be.precision
+    scenario = _loop_prompts(client)[0].split("How would")[0]
+    items = [ScoreItem.make(MC_PROMPT, OPTIONS)] + [
+        ScoreItem.make(scenario + q, OPTIONS) for q in ("What is polite?", "What would a guest do?")]
+    client.score_options(items)
+    assert be._packed_ok is True and be._shared_ok is True
+    be.generate(_loop_prompts(client), SamplingParams(temperature=0.0, max_new_tokens=64, seed=1))
+    assert be._loop_ok is True

@@ -17,6 +17,7 @@ import jsonschema
 
 from ..core.progress import Progress
 from .cache import RequestCache, canonical_json, request_key, schema_json
+from .cpu import precision_record
 from .types import ChatRequest, Generation, ModelSpec, OptionScores, ParsedResult, SamplingParams, ScoreItem
 
 log = logging.getLogger(__name__)
@@ -309,6 +310,11 @@ class ModelClient:
         if self.spec.family:
             rec.update(family=self.spec.family, reasoning_effort=self.spec.reasoning_effort,
                        reasoning_tokens=self.spec.reasoning_tokens)
+        if self.spec.backend == "transformers":
+            # the loaded backend's precision (dtype as loaded, device, the CPU's bfloat16 support); the
+            # configured dtype on this machine's CPU when every request came from the cache
+            loaded = getattr(self._backend, "precision", None)
+            rec.update(precision=loaded or precision_record(self.spec.dtype), compile=self.spec.compile)
         return rec
 
     # -- option scoring ----------------------------------------------------

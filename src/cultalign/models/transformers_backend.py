@@ -45,6 +45,11 @@ log = logging.getLogger(__name__)
 PACKED_MAX_TOKENS = 2048
 # items whose prompts share at least this many leading tokens are scored with that prefix run once
 SHARED_PREFIX_MIN_TOKENS = 32
+# nats a faster scoring or decoding path may differ from its reference on the first check, by weight dtype:
+# both paths round in that dtype, in other orders. bfloat16 keeps 8 bits of mantissa (float16 11, float32
+# 24): on SmolLM2 its packed and cached scorers differ by up to 0.44 nats on 7-token options, its decoding
+# loop and a full forward by 0.11 nats on 64 chosen tokens (docs/personas.md, "bfloat16")
+CHECK_TOLERANCE = {"float32": 1e-3, "float16": 5e-2, "bfloat16": 1.0}
 
 
 def shared_prefix_groups(prompts: Sequence[Sequence[int]], min_tokens: float) -> list[tuple[list[int], int]]:
@@ -271,6 +276,22 @@ def loop_blockers(generation_config) -> list[str]:
     return [k for k, ok in _LOOP_NEUTRAL.items() if getattr(generation_config, k, None) not in ok]
 
 
+def precision_note(name: str, device: str, dtype: str) -> dict:
+    """Log and return the precision a model computes in (``cpu.precision_record``): on the CPU the
+    CPU's model and its bfloat16 support; bfloat16 without native support (``emulated``) is a warning,
+    since it then runs slower than float32."""
+    from .cpu import precision_record
+
+    rec = precision_record(dtype, device)
+    if device == "cpu":
+        level = logging.WARNING if dtype == "bfloat16" and rec["cpu_bf16"] in ("emulated", "unknown") else logging.INFO
+        log.log(level, "%s: weights in %s on the CPU (%s; bfloat16 support: %s)", name, dtype, rec["cpu"],
+                rec["cpu_bf16"])
+    else:
+        log.info("%s: weights in %s on %s", name, dtype, device)
+    return rec
+
+
 def _torch_dtype(name: str):
     import torch
 
@@ -294,10 +315,15 @@ class TransformersBackend:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.model = AutoModelForCausalLM.from_pretrained(spec.location, revision=spec.revision, dtype=dtype)
         self.model.to(self.device).eval()
+        self.precision = precision_note(spec.name, self.device, str(self.model.dtype).removeprefix("torch."))
         self.linear_kernel = "torch"
-        if self.device == "cpu" and spec.cpu_linear == "onednn" and use_onednn_linear(self.model):
+        # inductor packs the weights of the graphs it compiles itself (oneDNN's packed copies are opaque to it)
+        if self.device == "cpu" and spec.cpu_linear == "onednn" and not spec.compile and use_onednn_linear(self.model):
             self.linear_kernel = "onednn"
         log.info("%s: linear layers on %s use the %s kernel", spec.name, self.device, self.linear_kernel)
+        # generation's prefill and decode steps: the model itself, or its torch.compile'd forward
+        self._step = self.model
+        self._compiled_ok: bool | None = None if spec.compile else False  # checked on the first batch
         self._grammar_compiler = None
         import inspect
 
@@ -307,8 +333,8 @@ class TransformersBackend:
         # scoring needs logits at a few positions only; skip the output layer elsewhere
         self._keep_kw = "logits_to_keep" if "logits_to_keep" in fwd else None
         self._packed_ok: bool | None = None  # packed option scoring checked on the first item
-        # how far (nats) a faster scoring path may be from its reference when first checked
-        self._check_tol = 1e-3 if self.model.dtype == _torch_dtype("float32") else 5e-2
+        # how far (nats) a faster path may be from its reference when first checked (CHECK_TOLERANCE)
+        self._check_tol = CHECK_TOLERANCE.get(str(self.model.dtype).removeprefix("torch."), 5e-2)
         self._shared_ok: bool | None = None  # shared-prefix scoring checked on the first group
         eos = self.model.generation_config.eos_token_id
         self._eos = set(eos if isinstance(eos, list) else [] if eos is None else [eos])
@@ -381,10 +407,15 @@ class TransformersBackend:
         if self._loop_ok is False:
             return self._generate_hf(prompts, params, schema, seeds)
         if self._loop_ok:
+            if self._compiled_ok is None:
+                eager = self._decode_loop(ids, params, seeds, schema=schema)[0]
+                return self._generations(ids, self._compiled_check(ids, params, seeds, schema, eager), params)
             return self._generations(ids, self._decode_loop(ids, params, seeds, schema=schema)[0], params)
+        first: list = []
 
         def fast():  # first batch: decoded with row 0's chosen-token log-probs traced
             new, trace = self._decode_loop(ids, params, seeds, check=True, schema=schema)
+            first.append(new)
             return self._generations(ids, new, params), new[0], trace
 
         def distance(run):  # row 0's chosen tokens against one full forward
@@ -393,8 +424,39 @@ class TransformersBackend:
             diff = max((abs(a - b) for a, b in zip(trace, ref)), default=0.0)
             return diff, f"of row 0's {len(trace)} chosen tokens to a full forward"
 
-        return self._check_once("_loop_ok", "grouped-prefill decoding", "transformers' generate decodes",
+        gens = self._check_once("_loop_ok", "grouped-prefill decoding", "transformers' generate decodes",
                                 fast, distance, lambda: (self._generate_hf(prompts, params, schema, seeds),))[0]
+        if self._loop_ok and self._compiled_ok is None:  # the same batch checks the compiled forward
+            self._compiled_check(ids, params, seeds, schema, first[0])
+        return gens
+
+    def _compiled_check(self, ids: list[list[int]], params: SamplingParams, seeds: Sequence[int],
+                        schema: str | None, eager: list[list[int]]) -> list[list[int]]:
+        """With ``compile``, the first batch decoded by the loop (``eager``: its tokens) is decoded again
+        through the compiled forward (compile time logged on its own); the compiled path is kept only if
+        every row's tokens are the same, else generation stays eager (with a warning). Returns ``eager``."""
+        import time
+
+        import torch
+
+        t0 = time.perf_counter()
+        try:
+            self._step = torch.compile(self.model.forward, dynamic=True)
+            compiled = self._decode_loop(ids, params, seeds, schema=schema)[0]
+            why = None if compiled == eager else \
+                f"{sum(a != b for a, b in zip(compiled, eager))} of {len(ids)} rows decode other tokens"
+        except Exception as exc:  # noqa: BLE001 - any failure means: not this way
+            lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+            cause = next((ln for ln in lines[1:] if "Error:" in ln), "")  # inductor wraps the real error
+            why = f"{type(exc).__name__}: {' '.join(lines[:1] + [cause]).strip()}"
+        self._compiled_ok = why is None
+        if why:
+            self._step = self.model
+            log.warning("%s: compiled decoding NOT used (%s); decoding eagerly", self.spec.name, why)
+        else:
+            log.info("%s: compiled decoding in use: the first batch's %d rows decode the eager tokens "
+                     "(compile and first compiled batch %.1f s)", self.spec.name, len(ids), time.perf_counter() - t0)
+        return eager
 
     def _generate_hf(self, prompts: Sequence[str], params: SamplingParams, schema: str | None,
                      seeds: Sequence[int]) -> list[Generation]:
@@ -491,7 +553,7 @@ class TransformersBackend:
                     cache.batch_select_indices(sel)
                     mask, chosen, active = mask[sel], chosen[sel], [active[j] for j in keep]
                 mask = torch.cat([mask, mask.new_ones(len(active), 1)], dim=1)
-                out = self.model(input_ids=chosen.unsqueeze(1), attention_mask=mask,
+                out = self._step(input_ids=chosen.unsqueeze(1), attention_mask=mask,
                                  position_ids=(lens[active] + step).unsqueeze(1), use_cache=True,
                                  **{self._cache_kw: cache})
                 logits, step = out.logits[:, -1], step + 1
@@ -523,7 +585,7 @@ class TransformersBackend:
                 x[j, width - len(r):] = torch.tensor(r)
                 mask[j, n + width - len(r):] = 1
                 pos[j, width - len(r):] = torch.arange(n, n + len(r))
-            out = self.model(input_ids=x.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev),
+            out = self._step(input_ids=x.to(dev), attention_mask=mask.to(dev), position_ids=pos.to(dev),
                              use_cache=True, **{self._cache_kw: cache}, **self._keep(1))
             parts.append((rows, [(la.keys, la.values) for la in cache.layers], mask.to(dev), out.logits[:, -1]))
         # each part's rows written into one left-padded buffer per layer, in the prompts' order (padding

@@ -67,6 +67,7 @@ class ModelSpec:
     api_key_env: str | None = SCHEMA_DEFAULT  # openai backend: name of the env var holding the key
     threads: int | None = SCHEMA_DEFAULT  # CPU threads for the transformers backend
     cpu_linear: str = SCHEMA_DEFAULT  # onednn | torch: kernel for linear layers on the CPU
+    compile: bool = SCHEMA_DEFAULT  # transformers: prefill and decode steps through torch.compile
     extra: dict = SCHEMA_DEFAULT
     scoring: str | None = SCHEMA_DEFAULT  # full | first_token | none; None: by backend (capabilities.scoring_of)
     unsupported_params: list = SCHEMA_DEFAULT
@@ -116,7 +117,12 @@ class ModelSpec:
         raise ValueError(f"models.{self.name}: set 'path' or 'hub_id'")
 
     def identity(self) -> dict[str, Any]:
-        return {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+        ident = {"model_id": self.model_id, "revision": self.revision or "local", "backend": self.backend}
+        if self.backend == "transformers" and self.dtype not in ("auto", "float32"):
+            # the CPU's float32 default rounded otherwise: never a float32 answer from the cache (vLLM runs
+            # the checkpoint's dtype, bfloat16 at paper scale, as before: its keys are unchanged)
+            ident["dtype"] = self.dtype
+        return ident
 
     @property
     def scoring_strategy(self) -> str:
