@@ -31,9 +31,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-import vllm_vs_transformers  # noqa: E402,F401 - sets the benchmarks' import paths and offline env
+import common
+from common import default_model_spec
+
+common.prepare_env()
+ROOT = common.ROOT
 
 DTYPES = ("float32", "bfloat16")
 
@@ -50,8 +52,6 @@ def synthetic_reference(n: int = 2000, seed: int = 7):
 
 
 def run_dtype(dtype: str, items, oeg_items, primings, cfg, args) -> dict:
-    from conftest import default_model_spec
-
     from cultalign.models import ModelClient
     from cultalign.personas.evaluate import oeg_requests, run_mcs
     from cultalign.personas.release_eval import persona_for
@@ -126,7 +126,7 @@ def main() -> int:
     ap.add_argument("--primings", default="primed,unprimed")
     ap.add_argument("--oeg-items", type=int, default=16, help="OEG items per contextual instrument")
     ap.add_argument("--samples", type=int, default=100, help="simulated respondents per Table 2 cell")
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "bf16_fidelity.json"))
     args = ap.parse_args()
 

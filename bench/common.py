@@ -35,12 +35,14 @@ def prepare_env() -> None:
 
 
 def _default_model() -> tuple[str, dict]:
-    """The embedded default's model (the first under ``models:`` of config/config.yaml)."""
+    """The embedded default's model (config ``default_model``: named in config/config.yaml, else the
+    schema's default)."""
+    from cultalign.config import load_schema
     from cultalign.core.yamlload import safe_load
 
-    models = safe_load((ROOT / "config" / "config.yaml").read_text())["models"]
-    name = next(iter(models))
-    return name, models[name]
+    cfg = safe_load((ROOT / "config" / "config.yaml").read_text())
+    name = cfg.get("default_model") or load_schema()["properties"]["default_model"]["default"]
+    return name, cfg["models"][name]
 
 
 def ensure_default_model() -> Path:

@@ -30,9 +30,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "bench"))
-from vllm_vs_transformers import oeg_prompts  # noqa: E402 - also sets the benchmarks' import paths and offline env
+import common
+from common import default_model_spec, ensure_default_model, oeg_prompts
+
+common.prepare_env()
+ROOT = common.ROOT
 
 
 def best_of(fn, repeats: int):
@@ -63,12 +65,11 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=40)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--compile", action="store_true", help="also the compiled backend (slow first compile)")
-    ap.add_argument("--release", default=str(ROOT.parent / "shared" / "data" / "culturalpersonas"))
+    ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "precision_levers.json"))
     args = ap.parse_args()
 
     import torch
-    from conftest import default_model_spec, ensure_default_model
     from transformers import AutoModelForCausalLM
 
     from cultalign.models import ModelClient, SamplingParams

@@ -27,8 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+import common
+
+common.prepare_env()
+ROOT = common.ROOT
 
 MODEL = "smollm2-135m-instruct"
 RULES = ["personas_release_items", "personas_release_mcs", "personas_release_oeg", "personas_release_summary"]
