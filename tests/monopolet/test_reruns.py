@@ -15,8 +15,10 @@ from workflow import PARAMS_CHANGED, SMALL_CONFIG, planned_jobs, rules_of
 pytestmark = pytest.mark.slow
 
 # downstream of the matching tables: their gather, the agreement tables and the figures made from them
+# the default model's card reads the matching (SAA/EAA); the model-output page waits for the tables
+CARD = {"model_card", "model_outputs"}
 AFTER_MATCHING = {"monopolet_gather", "monopolet_agreement", "monopolet_plot_figure5", "monopolet_plot_figure8",
-                  "monopolet_annotation_samples", "all"}
+                  "monopolet_annotation_samples", "all"} | CARD
 
 
 def _override(tmp_path: Path, monopolet: dict) -> str:
@@ -54,9 +56,9 @@ def test_answer_temperature_param_is_per_model(small_run, tmp_path):
 MODULE_EDITS = {
     # agreement (SAA/EAA) imports it; Figure 8 too, but it reruns anyway as its input is remade
     # (and the EAA grid of Figure 9)
-    "metrics.py": ({"monopolet_agreement", "monopolet_eaa_grid"},
+    "metrics.py": ({"monopolet_agreement", "monopolet_eaa_grid", "model_card"},
                    {"monopolet_agreement", "monopolet_eaa_grid", "monopolet_plot_figure5", "monopolet_plot_figure8",
-                    "all"}),
+                    "all"} | CARD),
     # every figure, nothing upstream of them
     "figures.py": ({"monopolet_plot_figure5", "monopolet_plot_figure6", "monopolet_plot_figure7",
                     "monopolet_plot_figure8", "monopolet_eaa_grid", "monopolet_topic_map"},

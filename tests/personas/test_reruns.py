@@ -10,7 +10,9 @@ from workflow import PARAMS_CHANGED, SMALL_CONFIG, planned_jobs, rules_of
 pytestmark = pytest.mark.slow
 
 # downstream of a changed MCS/OEG job: the tables, TRAIT's own scores, figures, claims
-EVAL_DOWNSTREAM = {"personas_metrics", "personas_trait_native", "personas_plots", "claims", "all"}
+# the default model's card reads the MCS and OEG tables; the model-output page waits for the tables
+CARD = {"model_card", "model_outputs"}
+EVAL_DOWNSTREAM = {"personas_metrics", "personas_trait_native", "personas_plots", "claims", "all"} | CARD
 # Table 3 (rule personas_oeg_tables) reads the OEG answers only
 OEG_DOWNSTREAM = EVAL_DOWNSTREAM | {"personas_oeg_tables"}
 
@@ -44,8 +46,8 @@ def test_restated_config_plans_nothing(small_run, tmp_path, override):
 
 @pytest.mark.parametrize("module, changed, planned", [
     # the scripts of Tables 1 and 3 import the module too
-    ("metrics.py", {"personas_metrics", "personas_human_tables", "personas_oeg_tables"},
-     {"personas_metrics", "personas_human_tables", "personas_oeg_tables", "personas_plots", "claims", "all"}),
+    ("metrics.py", {"personas_metrics", "personas_human_tables", "personas_oeg_tables", "model_card"},
+     {"personas_metrics", "personas_human_tables", "personas_oeg_tables", "personas_plots", "claims", "all"} | CARD),
     # generation code: the norms rerun (scenarios and questions are planned for their new input
     # first, which Snakemake reports instead), and everything built on the generated questions
     ("generate.py", {"personas_norms"},
