@@ -115,3 +115,20 @@ def test_every_caption_is_valid_restructuredtext():
         if warnings.getvalue():
             bad[str(f.relative_to(ROOT))] = warnings.getvalue()
     assert bad == {}
+
+
+def test_no_report_section_holds_exactly_two_entries():
+    """Snakemake's report takes a label with two values, each on half of a section's entries, for a
+    toggle between two versions of one result: a section of two entries that differ in `result`
+    only then shows a blank page (the claims section once did).  Every section whose category and
+    section are literals in the rule files has one entry or more than two."""
+    calls = re.compile(r'paper_report\((.*?)\n\s*\)', re.S)
+    counts: dict[tuple[str, str], int] = {}
+    for f in RULE_FILES:
+        for body in calls.findall(f.read_text()):
+            cat = re.search(r'category="([^"]+)"', body)
+            sec = re.search(r'section="([^"]+)"', body)
+            if cat and sec:
+                counts[cat.group(1), sec.group(1)] = counts.get((cat.group(1), sec.group(1)), 0) + 1
+    assert counts, "no paper_report call found"
+    assert not [k for k, n in counts.items() if n == 2], {k: n for k, n in counts.items() if n == 2}
