@@ -40,8 +40,12 @@ def test_added_model_runs_its_jobs_and_gets_its_card(small_run, tmp_path):
     assert set(mine_rows["study"]) == {"pact", "personas", "monopolet"}
     assert (mine_rows["model"] == "mine-a").all()
     assert mine_rows["inputs"].str.startswith("SYNTHETIC").all()  # the demo inputs
-    published = rows[(rows["source"] == "published") & (rows["measure"] == "allow_rate")]
-    assert {"llama-3.1-8b-instruct", "gpt-5.4-mini"} <= set(published["model"])
+    # PACT's per-model values are printed only in the paper's figures: the card reads them from the
+    # authors' figure data (real_data.pact_site_data), which the small config does not set, so none
+    # stands beside this run's rate (with the figure data: tests/my_model/test_model_card.py)
+    published = rows[rows["source"] == "published"]
+    assert not (published["measure"] == "allow_rate").any()
+    assert set(published["study"]) <= {"personas"} and (published["inputs"] == "the paper").all()
     page = (card / "model_card.html").read_text()
     assert "Model card: mine-a" in page and "Skipped" not in page
     assert page.count("data:image/png;base64,") == 10  # a figure per headline measure

@@ -36,15 +36,19 @@ def test_template_keeps_the_papers_default_model(paper_with_mine):
     assert next(iter(paper_with_mine["models"])) == next(iter(paper["models"]))
 
 
-def test_unknown_name_and_study_name_their_key(paper_with_mine):
+def test_unknown_name_names_its_key_and_a_study_left_out_of_studies_is_skipped(paper_with_mine):
     cfg = copy.deepcopy(paper_with_mine)
     cfg["my_model"]["name"] = "not-declared"
     with pytest.raises(ConfigError, match="config key 'my_model.name': 'not-declared' is not declared"):
         apply_my_model(cfg)
+    # the default my_model.studies names all three: a run of fewer studies leaves the others out,
+    # with the reason on the card, and adds the model to no list of theirs
     cfg = copy.deepcopy(paper_with_mine)
     cfg["studies"] = ["pact", "personas"]
-    with pytest.raises(ConfigError, match="config key 'my_model.studies': 'monopolet' is not under `studies`"):
-        apply_my_model(cfg)
+    answers = list(cfg["monopolet"]["answer_models"])
+    apply_my_model(cfg)
+    assert cfg["monopolet"]["answer_models"] == answers
+    assert card_skips(cfg)["monopolet"].startswith("the study is not under `studies`")
 
 
 def test_a_study_it_cannot_run_is_skipped_with_the_reason(paper_with_mine):
