@@ -22,9 +22,14 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Opt-in CPU build of torch: CULTALIGN_TORCH_INDEX names a wheel index that has CPU builds of the
+# three packages below (the default takes torch 2.14.1 from PyPI, a CUDA build: 8.0 GB of venv).
+CULTALIGN_TORCH_PACKAGES=${CULTALIGN_TORCH_PACKAGES:-"torch==2.14.1 torchaudio==2.11.1 torchcodec==0.17.0"}
+CUDA_BUILD_PACKAGES='^(torch|torchaudio|torchcodec|triton|nvidia-[a-z0-9-]+|cuda-[a-z-]+)=='
+
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null || PY=python3
-stamp=$(cat requirements/cpu.txt requirements/nodeps.txt pyproject.toml | sha256sum | cut -c1-16)
+stamp=$( (cat requirements/cpu.txt requirements/nodeps.txt pyproject.toml; [ -z "${CULTALIGN_TORCH_INDEX:-}" ] || echo "$CULTALIGN_TORCH_INDEX") | sha256sum | cut -c1-16)
 if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" ]; then
   echo "[install] venv .venv (pinned: requirements/cpu.txt)"
   [ -x .venv/bin/python ] || "$PY" -m venv .venv
@@ -32,7 +37,22 @@ if [ ! -x .venv/bin/python ] || [ "$(cat .venv/.stamp 2>/dev/null)" != "$stamp" 
   # CUDA libraries, the only build of it on PyPI), which pip fetched one by one in about 3 minutes
   source setup/uvpip.sh
   uv_setup .venv
-  uvpip .venv -r requirements/cpu.txt
+  if [ -n "${CULTALIGN_TORCH_INDEX:-}" ]; then
+    # CPU builds of torch, torchaudio and torchcodec from a PyTorch wheel index (for example
+    # https://download.pytorch.org/whl/cpu), and the rest of the pinned set without the CUDA
+    # libraries (docs/development.md, "A CPU build of torch")
+    echo "[install] torch, torchaudio, torchcodec from $CULTALIGN_TORCH_INDEX: ${CULTALIGN_TORCH_PACKAGES}"
+    # shellcheck disable=SC2086  # a list of package specs
+    uvpip .venv --no-deps --index-url "$CULTALIGN_TORCH_INDEX" $CULTALIGN_TORCH_PACKAGES
+    grep -v -E "$CUDA_BUILD_PACKAGES" requirements/cpu.txt > .venv/requirements-no-torch.txt
+    uvpip .venv --no-deps -r .venv/requirements-no-torch.txt
+    .venv/bin/python -c "import torch, torchaudio, pyannote.audio, faster_whisper, transformers" || {
+      echo "[install] the torch build from $CULTALIGN_TORCH_INDEX does not import with the audio stack" \
+           "(torch, torchaudio, pyannote.audio above); unset CULTALIGN_TORCH_INDEX for the default build"
+      exit 1; }
+  else
+    uvpip .venv -r requirements/cpu.txt
+  fi
   uvpip .venv --no-deps -r requirements/nodeps.txt
   uvpip .venv --no-deps --no-build-isolation -e .
   echo "$stamp" > .venv/.stamp
