@@ -242,7 +242,10 @@ class ModelClient:
     ) -> list[ParsedResult]:
         """Generate and parse; an output ``parse`` rejects (raises) is retried
         with a new seed (and at least ``retry_temperature``) up to
-        ``max_attempts`` times (default: the client's), then returned with ``valid=False``."""
+        ``max_attempts`` times (default: the client's), then returned with ``valid=False``.
+        Each attempt is recorded (``ParsedResult.attempts``): its seed, temperature, raw output,
+        parse error (None when it parsed), and how the generation ended, ``finish_reason`` and
+        ``completion_tokens``."""
         max_attempts = self.max_attempts if max_attempts is None else max_attempts
         results: list[ParsedResult | None] = [None] * len(requests)
         attempts: list[list[dict]] = [[] for _ in requests]
@@ -268,7 +271,8 @@ class ModelClient:
                 except Exception as e:  # noqa: BLE001 - any parse failure is recorded
                     value, err = None, f"{type(e).__name__}: {e}"
                 attempts[i].append({"seed": r.params.seed, "temperature": r.params.temperature,
-                                    "raw": g.text, "error": err})
+                                    "raw": g.text, "error": err, "finish_reason": g.finish_reason,
+                                    "completion_tokens": g.completion_tokens})
                 if err is None:
                     results[i] = ParsedResult(value, True, g.text, attempts[i])
                 else:

@@ -425,8 +425,9 @@ class OptionScores:
 class ParsedResult:
     """Result of a generation that must parse (free text to label, or JSON).
 
-    ``attempts`` keeps every raw output with its seed and parse error, so an
-    invalid result is recorded, never silently dropped.
+    ``attempts`` keeps every raw output with its seed, temperature, parse error,
+    finish reason and completion tokens, so an invalid result is recorded, never
+    silently dropped.
     """
 
     value: Any
