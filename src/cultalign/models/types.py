@@ -114,16 +114,17 @@ class ModelSpec:
         unknown = set(cfg) - known
         if unknown:
             raise ValueError(f"models.{name}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
-        if cfg.get("backend", "transformers") not in BACKENDS:
-            raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {cfg.get('backend')!r}")
+        backend = cfg.get("backend", model_defaults()["backend"])
+        if backend not in BACKENDS:
+            raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {backend!r}")
         if cfg.get("scoring") not in (None, *SCORING):
             raise ValueError(f"models.{name}.scoring: expected one of {SCORING} or null, got {cfg.get('scoring')!r}")
         bad = sorted(set(cfg.get("unsupported_params") or ()) - set(DROPPABLE_PARAMS))
         if bad:
             raise ValueError(f"models.{name}.unsupported_params: {bad} cannot be dropped; known: {DROPPABLE_PARAMS}")
-        if cfg.get("unsupported_params") and cfg.get("backend", "transformers") != "openai":
+        if cfg.get("unsupported_params") and backend != "openai":
             raise ValueError(f"models.{name}.unsupported_params applies to the openai backend only "
-                             f"(backend is {cfg.get('backend')!r})")
+                             f"(backend is {backend!r})")
         from .families import family_problems
 
         problems = family_problems(name, cfg)
@@ -222,7 +223,7 @@ def extra_problem(name: str, cfg: dict[str, Any]) -> str | None:
     if moved:
         return (f"models.{name}.extra: {moved} are settings of their own: set "
                 + ", ".join(f"models.{name}.{EXTRA_MOVED[k]}" for k in moved) + " instead")
-    backend = cfg.get("backend", "transformers")
+    backend = cfg.get("backend", model_defaults()["backend"])
     if extra and backend != "vllm":
         return (f"models.{name}.extra: {sorted(extra)}: extra holds vLLM engine arguments only (backend is "
                 f"{backend!r}, which reads none)")
