@@ -48,7 +48,8 @@ from cultalign.config import (
     model_mem_mb,
     validate_config,
 )
-from cultalign.models.capabilities import scoring_of
+from cultalign.models.client import llm_param
+from cultalign.models.types import model_specs
 from cultalign.models.families import check_model_families
 from cultalign.my_model import apply_my_model, card_skips
 from cultalign.scoring_check import check_scoring
@@ -76,10 +77,13 @@ validate_config(config, SCHEMA)
 MY_MODEL = apply_my_model(config, base=workflow.basedir)
 check_input_files(config, SCHEMA, base=workflow.basedir)
 check_model_refs(config, SCHEMA)
-# a rule that scores options with a model that cannot do what it asks fails here
-check_scoring(config)
 # a model of a provider family (GPT-5, gpt-oss...) that names none, or without a reasoning reserve, fails here
 check_model_families(config)
+# every model's ModelSpec (backend, family, resolved scoring strategy), made once: the checks and
+# the model params use these
+MODEL_SPECS = model_specs(config)
+# a rule that scores options with a model that cannot do what it asks fails here
+check_scoring(config, MODEL_SPECS)
 # Every external input with its config key and `synthetic` mark (rule preflight lists them);
 # an input that is not provided and not marked synthetic fails here, naming its key.
 EXTERNAL_INPUTS = external_inputs(config, SCHEMA, base=workflow.basedir)
@@ -157,18 +161,8 @@ def conf(key):
 def llm_of(name):
     """Param function, model `name` (a config role), giving the model's own `models`
     entry, request-cache settings and output checks (cultalign.models.open_client)."""
-    value = canonical(
-        {
-            "name": name,
-            # the display name only labels figures: changing it reruns no model job
-            "spec": {k: v for k, v in MODELS[name].items() if k != "display_name"},
-            "scoring": scoring_of(name, MODELS[name]),
-            "cache_dir": config["cache_dir"],
-            "retry": config["retry"],
-            # a table more of whose outputs were cut fails (model_outputs.max_cut_share)
-            "outputs": config["model_outputs"],
-        }
-    )
+    # the display name only labels figures: changing it reruns no model job
+    value = canonical(llm_param(config, MODEL_SPECS[name]))
 
     def param(wildcards):
         return value

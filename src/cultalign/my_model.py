@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import ConfigError
-from .models.capabilities import scoring_of
+from .models.types import ModelSpec
 
 STUDIES = ("pact", "personas", "monopolet")
 # the model list of each study (config section, key): the rules with a {model} / {agent} wildcard
@@ -47,7 +47,7 @@ def card_skips(config: dict, name: str | None = None, base: str | Path | None = 
             skips[study] = "not in my_model.studies"
         elif study not in (config.get("studies") or []):
             skips[study] = f"the study is not under `studies` ({', '.join(config.get('studies') or []) or 'none'})"
-        elif study == "personas" and scoring_of(name, spec) == "none":
+        elif study == "personas" and ModelSpec.from_config(name, spec).scoring_strategy == "none":
             skips[study] = (f"no option log-probs (models.{name}.scoring: none): the multiple-choice "
                             "survey (MCS) reads the probability of each answer option")
         elif study == "monopolet" and not (config.get("monopolet") or {}).get("manifest"):

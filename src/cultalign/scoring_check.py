@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from cultalign.models.capabilities import backend_problem, label_problem, scoring_of
+from cultalign.models.capabilities import backend_problem, label_problem
+from cultalign.models.types import ModelSpec, model_specs
 
 
 # -- the rules that score options (parse-time check) ----------------------------------------
@@ -84,14 +85,14 @@ def scoring_uses(config: dict) -> list[ScoringUse]:
             for u in SCORING_USES[study](config)]
 
 
-def _mcs_methods_problem(pc: dict, models: dict) -> list[str]:
+def _mcs_methods_problem(pc: dict, specs: dict[str, ModelSpec]) -> list[str]:
     """One scoring method for every MCS model (paper section 4.3.1: log-probabilities over the options,
     all models prompted the same way): the Table 2/6 gains average over models, so a table that mixes
     whole-option log-probs with first-token label log-probs averages different measurements."""
     from cultalign.personas.evaluate import mcs_mode, mcs_models
 
-    methods = {m: (scoring_of(m, models[m]), mcs_mode(pc.get("mcs") or {}, m))
-               for m in mcs_models(pc) if m in models}
+    methods = {m: (specs[m].scoring_strategy, mcs_mode(pc.get("mcs") or {}, m))
+               for m in mcs_models(pc) if m in specs}
     # a model asked for scoring it cannot do fails by itself (check_scoring names it)
     methods = {m: v for m, v in methods.items() if v[0] != "none" and v != ("first_token", "text")}
     if len(set(methods.values())) <= 1:
@@ -104,12 +105,13 @@ def _mcs_methods_problem(pc: dict, models: dict) -> list[str]:
             "personas.mcs.score / score_by_model so that all agree"]
 
 
-def check_scoring(config: dict) -> dict[str, str]:
+def check_scoring(config: dict, specs: dict[str, ModelSpec] | None = None) -> dict[str, str]:
     """Fail (ConfigError) naming model, rule and config key where a rule asks a model for option
-    scoring it cannot do; return the strategy of every model that scores."""
+    scoring it cannot do; return the strategy of every model that scores.  ``specs``: the
+    config's ``model_specs`` (made here when not given); each strategy is the spec's."""
     from cultalign.config import ConfigError
 
-    models = config.get("models") or {}
+    models = model_specs(config) if specs is None else specs
     problems, used = [], {}
     if "personas" in (config.get("studies") or []):
         pc = config.get("personas") or {}
@@ -122,9 +124,9 @@ def check_scoring(config: dict) -> dict[str, str]:
     for u in scoring_uses(config):
         if u.model not in models:
             continue  # check_model_refs names it
-        strategy = scoring_of(u.model, models[u.model])
+        strategy = models[u.model].scoring_strategy
         used[u.model] = strategy
-        why = backend_problem(u.model, models[u.model], strategy)
+        why = backend_problem(models[u.model])
         if why is None and strategy == "none":
             why = f"it cannot score options (models.{u.model}.scoring: none)"
         elif why is None and strategy == "first_token" and label_problem(u.labels):

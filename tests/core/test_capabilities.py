@@ -17,7 +17,6 @@ from cultalign.models.capabilities import (
     answer_position,
     first_token_scores,
     label_problem,
-    scoring_of,
 )
 from cultalign.scoring_check import check_scoring
 
@@ -33,13 +32,12 @@ LN = math.log
     ({"backend": "openai", "base_url": "https://api.example/v1"}, "first_token"),  # no local tokenizer
     ({"backend": "openai", "base_url": "http://127.0.0.1:8000/v1", "path": "m"}, "full"),  # vllm serve
     ({"backend": "openai", "base_url": "http://127.0.0.1:8000/v1", "path": "m",
-      "extra": {"prompt_logprobs": False}}, "first_token"),
-    ({"backend": "openai", "extra": {"prompt_logprobs": True}}, "full"),
+      "prompt_logprobs": False}, "first_token"),
+    ({"backend": "openai", "prompt_logprobs": True}, "full"),
     ({"backend": "openai", "scoring": "none"}, "none"),
     ({"backend": "vllm", "scoring": "first_token"}, "first_token"),
 ])
 def test_scoring_default_by_backend_and_explicit_key(entry, expected):
-    assert scoring_of("m", {"scoring": None, **entry}) == expected
     assert ModelSpec.from_config("m", entry).scoring_strategy == expected
 
 

@@ -113,7 +113,7 @@ def test_model_gpus_rules():
     vllm4 = {"backend": "vllm", "tensor_parallel_size": 4}
     assert model_gpus(vllm4, 1) == 4
     assert model_gpus(vllm4, 0) == 0  # a run without GPUs (vLLM CPU build)
-    assert model_gpus({"backend": "vllm", "tensor_parallel_size": 2, "extra": {"pipeline_parallel_size": 2}}, 1) == 4
+    assert model_gpus({"backend": "vllm", "tensor_parallel_size": 2, "pipeline_parallel_size": 2}, 1) == 4
     assert model_gpus({"backend": "openai"}, 1) == 0
     assert model_gpus({"backend": "transformers"}, 3) == 3
     assert model_mem_mb(vllm4, {"gpu": 1, "mem_mb": 1000}) == 4000

@@ -43,10 +43,10 @@ def test_a_model_of_a_known_family_that_names_none_fails_with_the_fix():
     # the same at load time (a client built outside the workflow)
     with pytest.raises(ValueError, match="set models.nano.family: gpt-5"):
         ModelSpec.from_config("nano", entry)
-    # matched by the name, hub_id or the served name (extra.model)
+    # matched by the name, hub_id or the served name (api_model)
     assert matching_family("o4-mini", {}).name == "o-series"
     assert matching_family("x", {"hub_id": "openai/gpt-oss-20b"}).name == "gpt-oss"
-    assert matching_family("x", {"extra": {"model": "gemini-2.5-flash"}}).name == "gemini"
+    assert matching_family("x", {"api_model": "gemini-2.5-flash"}).name == "gemini"
     assert matching_family("gpt-4o-mini", {}) is None and matching_family("gemini-2.0-flash", {}) is None
 
 

@@ -17,19 +17,24 @@ Strategies (``models.<m>.scoring``, ``types.SCORING``):
   are NaN and the item is invalid.
 * ``none``: the model cannot score options.
 
-``scoring_of`` gives a model's strategy: its ``scoring`` key, else the
-default of its backend.  ``cultalign.scoring_check.check_scoring`` (called
-while the Snakefile is parsed) fails naming model, rule and config key when a
-rule asks a model for what it cannot do.
+``resolve_scoring`` gives a model's strategy (its ``scoring`` key, else the
+default by backend that the schema states for ``models.<m>.scoring``); it is
+called once per model, when its ``ModelSpec`` is made, and everything else
+reads ``ModelSpec.scoring_strategy``.  ``cultalign.scoring_check.check_scoring``
+(called while the Snakefile is parsed) fails naming model, rule and config key
+when a rule asks a model for what it cannot do.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from .types import SCORING, OptionScores
+
+if TYPE_CHECKING:
+    from .types import ModelSpec
 
 MAX_TOP_LOGPROBS = 20  # OpenAI's limit on top_logprobs per token
 # A label the first_token strategy can read: one short word (letters/digits), the parse-time
@@ -37,21 +42,20 @@ MAX_TOP_LOGPROBS = 20  # OpenAI's limit on top_logprobs per token
 _LABEL = re.compile(r"^[A-Za-z0-9]{1,8}$")
 
 
-def scoring_of(name: str, model: dict[str, Any]) -> str:
-    """The scoring strategy of model ``name`` (its ``models:`` entry): ``scoring`` when set,
-    else full for transformers / vllm; for openai full when ``extra.prompt_logprobs`` is true
-    or when ``base_url`` and ``path`` (the local tokenizer full scoring needs) are set and
-    ``extra.prompt_logprobs`` is not false (a vLLM server), else first_token (a hosted API)."""
-    explicit = model.get("scoring")
-    if explicit is not None:
-        if explicit not in SCORING:
-            raise ValueError(f"models.{name}.scoring: expected one of {SCORING}, got {explicit!r}")
-        return explicit
-    backend = model.get("backend", "transformers")
-    if backend != "openai":
+def resolve_scoring(spec: "ModelSpec") -> str:
+    """The scoring strategy of a model (``ModelSpec.__post_init__``; read it as
+    ``spec.scoring_strategy``): ``scoring`` when set, else full for transformers / vllm; for
+    openai full when ``prompt_logprobs`` is true or when ``base_url`` and ``path`` (the local
+    tokenizer full scoring needs) are set and ``prompt_logprobs`` is not false (a vLLM
+    server), else first_token (a hosted API)."""
+    if spec.scoring is not None:
+        if spec.scoring not in SCORING:
+            raise ValueError(f"models.{spec.name}.scoring: expected one of {SCORING}, got {spec.scoring!r}")
+        return spec.scoring
+    if spec.backend != "openai":
         return "full"
-    pl = (model.get("extra") or {}).get("prompt_logprobs")
-    if pl is True or (pl is None and model.get("base_url") and model.get("path")):
+    pl = spec.prompt_logprobs
+    if pl is True or (pl is None and spec.base_url and spec.path):
         return "full"
     return "first_token"
 
@@ -68,13 +72,13 @@ def label_problem(labels: Sequence[str] | None) -> str | None:
     return None
 
 
-def backend_problem(name: str, model: dict[str, Any], strategy: str) -> str | None:
-    """Why the backend of model ``name`` cannot score with ``strategy`` (None when it can)."""
-    backend = model.get("backend", "transformers")
+def backend_problem(spec: "ModelSpec") -> str | None:
+    """Why the backend of a model cannot score with its strategy (None when it can)."""
+    name, backend, strategy = spec.name, spec.backend, spec.scoring_strategy
     if strategy == "first_token" and backend != "openai":
         return (f"models.{name}.scoring is first_token, which only the openai backend does (backend is "
                 f"{backend!r}; it scores full)")
-    if strategy == "full" and backend == "openai" and not model.get("path"):
+    if strategy == "full" and backend == "openai" and not spec.path:
         return (f"full scoring through the openai backend needs a server with prompt log-probs (vLLM) and "
                 f"the model's tokenizer in models.{name}.path, which is not set")
     return None

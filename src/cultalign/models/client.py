@@ -242,7 +242,10 @@ class ModelClient:
     ) -> list[ParsedResult]:
         """Generate and parse; an output ``parse`` rejects (raises) is retried
         with a new seed (and at least ``retry_temperature``) up to
-        ``max_attempts`` times (default: the client's), then returned with ``valid=False``."""
+        ``max_attempts`` times (default: the client's), then returned with ``valid=False``.
+        Each attempt is recorded (``ParsedResult.attempts``): its seed, temperature, raw output,
+        parse error (None when it parsed), and how the generation ended, ``finish_reason`` and
+        ``completion_tokens``."""
         max_attempts = self.max_attempts if max_attempts is None else max_attempts
         results: list[ParsedResult | None] = [None] * len(requests)
         attempts: list[list[dict]] = [[] for _ in requests]
@@ -268,7 +271,8 @@ class ModelClient:
                 except Exception as e:  # noqa: BLE001 - any parse failure is recorded
                     value, err = None, f"{type(e).__name__}: {e}"
                 attempts[i].append({"seed": r.params.seed, "temperature": r.params.temperature,
-                                    "raw": g.text, "error": err})
+                                    "raw": g.text, "error": err, "finish_reason": g.finish_reason,
+                                    "completion_tokens": g.completion_tokens})
                 if err is None:
                     results[i] = ParsedResult(value, True, g.text, attempts[i])
                 else:
@@ -299,7 +303,7 @@ class ModelClient:
 
     @property
     def scoring(self) -> str:
-        """This model's option-scoring strategy: full, first_token or none (``capabilities``)."""
+        """This model's option-scoring strategy: full, first_token or none (``ModelSpec.scoring_strategy``)."""
         return self.spec.scoring_strategy
 
     def provenance(self) -> dict[str, Any]:
@@ -458,15 +462,29 @@ def load_client(models_cfg: dict, name: str, cache_dir: str | None, writer: str 
                        max_cut_share=max_cut_share)
 
 
-def open_client(job, param: str = "llm") -> ModelClient:
-    """The client of a rule job (``cultalign.core.job.Job``) from its model param.
+def llm_param(config: dict, spec: ModelSpec) -> dict[str, Any]:
+    """The model param of a rule (``llm_of`` in ``rules/common.smk``) for the parse-time ``spec``
+    (``types.model_specs``): ``{"name", "spec", "scoring", "cache_dir", "retry", "outputs"}``, i.e.
+    the model's validated entry (without its display name, which only labels figures), its
+    resolved scoring strategy, the request-cache settings and ``model_outputs``, nothing else."""
+    return {"name": spec.name, "spec": spec.config_entry(), "scoring": spec.scoring_strategy,
+            "cache_dir": config["cache_dir"], "retry": config["retry"],
+            # a table more of whose outputs were cut fails (model_outputs.max_cut_share)
+            "outputs": config["model_outputs"]}
 
-    ``rules/common.smk`` gives model rules the param ``llm=llm_of(name)`` (or
-    ``llm_of_wildcard``): ``{"name", "spec", "cache_dir", "retry"}``, i.e. the
-    model's own ``models:`` entry, the request-cache settings and ``model_outputs``, nothing else."""
+
+def open_client(job, param: str = "llm") -> ModelClient:
+    """The client of a rule job (``cultalign.core.job.Job``) from its model param (``llm_param``).
+
+    The job rebuilds the model's ``ModelSpec`` from the entry in the param: it equals the one the
+    workflow made when it was parsed, whose scoring strategy the param carries (checked here)."""
     llm = job.params.get(param)
     if llm is None:
         raise KeyError(f"rule {job.rule}: no param {param!r} (give the rule `{param}=llm_of(...)`)")
-    return load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], writer=job.writer,
-                       retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"],
-                       max_cut_share=(llm.get("outputs") or {}).get("max_cut_share"))
+    client = load_client({llm["name"]: llm["spec"]}, llm["name"], llm["cache_dir"], writer=job.writer,
+                         retry_temperature=llm["retry"]["temperature"], max_attempts=llm["retry"]["max_attempts"],
+                         max_cut_share=(llm.get("outputs") or {}).get("max_cut_share"))
+    if "scoring" in llm and llm["scoring"] != client.scoring:
+        raise RuntimeError(f"rule {job.rule}: model {llm['name']!r} scores {client.scoring!r} here but "
+                           f"{llm['scoring']!r} in the workflow's parse-time check")
+    return client

@@ -36,13 +36,14 @@ def openai_endpoint(spec: ModelSpec, environ: Mapping[str, str] = os.environ) ->
     backend's retries of transient errors."""
     import openai
 
-    from .openai_backend import call_with_retries, resolve_api_key, served_model
+    from .openai_backend import call_with_retries, resolve_api_key
 
     client = openai.OpenAI(base_url=spec.base_url, api_key=resolve_api_key(spec, environ))
-    model = served_model(spec)
+    model = spec.served_model
 
     def call(texts: list[str]) -> list:
         resp = call_with_retries(lambda: client.embeddings.create(model=model, input=list(texts)),
+                                 spec.max_retries, spec.backoff_base, spec.backoff_cap,
                                  what=f"embeddings of {len(texts)} texts by {model}")
         return [d.embedding for d in sorted(resp.data, key=lambda d: d.index)]
 

@@ -4,7 +4,7 @@ A family says which sampling settings its provider refuses (left out of every
 request), whether its models reason before they answer (hidden reasoning that
 counts against the same token budget as the visible answer) and which
 reasoning efforts it takes.  A ``models:`` entry names its family
-(``models.<m>.family``); a model whose name, ``hub_id`` or ``extra.model``
+(``models.<m>.family``); a model whose name, ``hub_id`` or ``api_model``
 matches a family's pattern but names none fails when the workflow is parsed,
 naming the key to set (``check_model_families``), so that a new entry for,
 say, a GPT-5 model can neither send a temperature the provider rejects nor
@@ -41,7 +41,7 @@ class ProviderFamily:
     """What a provider does with the models of one family."""
 
     name: str
-    pattern: str  # regex searched in the model's name, hub_id and extra.model
+    pattern: str  # regex searched in the model's name, hub_id and api_model
     refuses: tuple[str, ...] = ()  # sampling settings refused (openai backend): left out of requests
     reasoning: bool = False  # reasons before it answers, within the same token budget
     efforts: tuple[str, ...] = ()  # values of reasoning_effort the family takes
@@ -79,8 +79,8 @@ assert all(set(f.refuses) <= set(DROPPABLE_PARAMS) for f in FAMILIES.values())
 
 
 def model_ids(name: str, entry: dict[str, Any]) -> list[str]:
-    """The names a model goes by: its key under ``models:``, ``hub_id`` and ``extra.model``."""
-    ids = [name, entry.get("hub_id"), (entry.get("extra") or {}).get("model")]
+    """The names a model goes by: its key under ``models:``, ``hub_id`` and ``api_model``."""
+    ids = [name, entry.get("hub_id"), entry.get("api_model")]
     return [str(i) for i in ids if i]
 
 

@@ -21,8 +21,8 @@
   the hidden reasoning tokens the provider reports are recorded per request.
 * option scoring, strategy ``first_token`` (a hosted API;
   ``capabilities``): a greedy chat completion with ``logprobs=True`` and
-  ``top_logprobs`` (``extra.top_logprobs``, at most 20), within
-  ``extra.first_token_max_tokens`` (default 16) tokens, the labels read from
+  ``top_logprobs`` (``models.<m>.top_logprobs``, at most 20), within
+  ``models.<m>.first_token_max_tokens`` tokens, the labels read from
   the top-k of the first answer token after the options' prefix
   (``score_first_token``).
 * option scoring, strategy ``full``, needs the log-probabilities of prompt
@@ -40,11 +40,13 @@
 The API key is read from the environment variable named by
 ``spec.api_key_env``; it is never logged, cached, or put in an exception.
 
-``spec.extra`` keys read here: ``model`` (name the server knows the model by;
-default ``hub_id`` or ``name``), ``max_retries`` (default 5), ``timeout``
-(seconds per request, default 120), ``backoff_base`` (default 1.0),
-``backoff_cap`` (default 30.0), ``prompt_logprobs`` (set ``false`` for an
-endpoint known to lack prompt log-probs: scoring then fails fast).
+The request settings are keys of the model's entry (``models.<m>``, described
+with their defaults in ``config/schema/core.yaml``): ``api_model`` (the name the
+server knows the model by: ``ModelSpec.served_model``), ``max_retries``,
+``request_timeout``, ``backoff_base``, ``backoff_cap``, ``top_logprobs``,
+``first_token_max_tokens`` and ``prompt_logprobs`` (``false`` for an endpoint
+known to lack prompt log-probs: scoring then fails fast).  ``extra`` is not
+read here (it holds vLLM engine arguments).
 """
 
 from __future__ import annotations
@@ -91,10 +93,6 @@ def resolve_api_key(spec: ModelSpec, environ: Mapping[str, str] = os.environ) ->
             f"which is not set (or empty)"
         )
     return key
-
-
-def served_model(spec: ModelSpec) -> str:
-    return str((spec.extra or {}).get("model") or spec.hub_id or spec.name)
 
 
 def strict_compatible(schema: Any) -> bool:
@@ -228,23 +226,22 @@ class OpenAIBackend:
         import openai
 
         self.spec = spec
-        extra = spec.extra or {}
-        self.model = served_model(spec)
-        self.max_retries = int(extra.get("max_retries", 5))
-        self.backoff_base = float(extra.get("backoff_base", 1.0))
-        self.backoff_cap = float(extra.get("backoff_cap", 30.0))
+        self.model = spec.served_model
+        self.max_retries = int(spec.max_retries)
+        self.backoff_base = float(spec.backoff_base)
+        self.backoff_cap = float(spec.backoff_cap)
         self._tokenizer = None
         self.unsupported = tuple(spec.refused_params)
         self.reasoning_effort = spec.reasoning_effort if spec.reasons else None
-        self.top_logprobs = int(extra.get("top_logprobs", MAX_TOP_LOGPROBS))
+        self.top_logprobs = int(spec.top_logprobs)
         if not 1 <= self.top_logprobs <= MAX_TOP_LOGPROBS:
-            raise ValueError(f"models.{spec.name}.extra.top_logprobs: 1..{MAX_TOP_LOGPROBS}, got {self.top_logprobs}")
+            raise ValueError(f"models.{spec.name}.top_logprobs: 1..{MAX_TOP_LOGPROBS}, got {self.top_logprobs}")
         # openai's own retries are off: ours are bounded, logged and tested
         self.client = openai.OpenAI(
             base_url=spec.base_url,
             api_key=resolve_api_key(spec, environ),
             max_retries=0,
-            timeout=float(extra.get("timeout", 120.0)),
+            timeout=float(spec.request_timeout),
             http_client=http_client,
         )
         log.info("openai backend: model %s at %s (key from %s)", self.model, spec.base_url or "default endpoint",
@@ -302,9 +299,9 @@ class OpenAIBackend:
     def first_token_request(self) -> dict[str, Any]:
         """Settings of a first-token scoring request as sent (also part of the cache key): greedy
         where the model accepts a temperature, ``top_logprobs`` (at most 20), a token budget that
-        covers the options' prefix (``extra.first_token_max_tokens``, default 16) plus the
+        covers the options' prefix (``models.<m>.first_token_max_tokens``) plus the
         reasoning reserve of a reasoning model, and its ``reasoning_effort`` where set."""
-        visible = int((self.spec.extra or {}).get("first_token_max_tokens", 16))
+        visible = int(self.spec.first_token_max_tokens)
         kw: dict[str, Any] = {"temperature": 0.0, "logprobs": True, "top_logprobs": self.top_logprobs,
                               "max_completion_tokens": self.spec.budget(visible), "seed": 0}
         for k in self.unsupported:
@@ -351,8 +348,9 @@ class OpenAIBackend:
         return render_chat(self.spec, messages, tokenizer_loader=lambda: self.tokenizer)
 
     def score(self, items: Sequence[tuple[str, list[str]]]) -> list[OptionScores]:
-        if (self.spec.extra or {}).get("prompt_logprobs", True) is False:
-            raise self._no_scoring("is configured without prompt log-probs (extra.prompt_logprobs: false)")
+        if self.spec.prompt_logprobs is False:
+            raise self._no_scoring(f"is configured without prompt log-probs (models.{self.spec.name}."
+                                   f"prompt_logprobs: false)")
         _ = self.tokenizer  # load once, before the worker threads (transformers' lazy imports are not thread-safe)
         return self._map(lambda it: self._score_item(*it), list(items))
 

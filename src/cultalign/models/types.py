@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from functools import lru_cache
 from typing import Any
 
@@ -69,33 +69,62 @@ class ModelSpec:
     cpu_linear: str = SCHEMA_DEFAULT  # onednn | torch: kernel for linear layers on the CPU
     compile: bool = SCHEMA_DEFAULT  # transformers: prefill and decode steps through torch.compile
     extra: dict = SCHEMA_DEFAULT
-    scoring: str | None = SCHEMA_DEFAULT  # full | first_token | none; None: by backend (capabilities.scoring_of)
+    scoring: str | None = SCHEMA_DEFAULT  # full | first_token | none; None: by backend (scoring_strategy)
     unsupported_params: list = SCHEMA_DEFAULT
     family: str | None = SCHEMA_DEFAULT  # provider family (cultalign.models.families)
     reasoning_effort: str | None = SCHEMA_DEFAULT  # None: the provider's / template's default
     reasoning_tokens: int = SCHEMA_DEFAULT  # reserve for reasoning, added to every visible budget
+    pipeline_parallel_size: int = SCHEMA_DEFAULT  # vllm: pipeline stages (GPUs per job: times tensor_parallel_size)
+    # openai backend: the request settings (models.<m>.<key> in config/schema/core.yaml)
+    api_model: str | None = SCHEMA_DEFAULT  # the name the server knows the model by; None: hub_id, else name
+    prompt_logprobs: bool | None = SCHEMA_DEFAULT  # the endpoint returns prompt log-probs (None: by base_url + path)
+    max_retries: int = SCHEMA_DEFAULT
+    request_timeout: float = SCHEMA_DEFAULT  # seconds per request
+    backoff_base: float = SCHEMA_DEFAULT
+    backoff_cap: float = SCHEMA_DEFAULT
+    top_logprobs: int = SCHEMA_DEFAULT  # first_token scoring: top-k log-probs per token
+    first_token_max_tokens: int = SCHEMA_DEFAULT  # first_token scoring: visible budget of the answer
+    # resolved once, when the spec is made (capabilities.resolve_scoring): full | first_token | none
+    scoring_strategy: str = field(init=False, default="")
 
     def __post_init__(self):
         for f in fields(self):
-            if getattr(self, f.name) is SCHEMA_DEFAULT:
+            if f.init and getattr(self, f.name) is SCHEMA_DEFAULT:
                 object.__setattr__(self, f.name, copy.deepcopy(model_defaults()[f.name]))
+        why = extra_problem(self.name, {"backend": self.backend, "extra": self.extra})
+        if why:
+            raise ValueError(why)
+        from .capabilities import resolve_scoring
+
+        object.__setattr__(self, "scoring_strategy", resolve_scoring(self))
+
+    @classmethod
+    def config_keys(cls) -> tuple[str, ...]:
+        """The keys of a ``models:`` entry (the fields set from the config; not the resolved ones)."""
+        return tuple(f.name for f in fields(cls) if f.init and f.name != "name")
+
+    def config_entry(self) -> dict[str, Any]:
+        """This spec as its validated ``models:`` entry (``from_config`` of it gives an equal spec),
+        without ``display_name`` (it only labels figures)."""
+        return {k: copy.deepcopy(getattr(self, k)) for k in self.config_keys() if k != "display_name"}
 
     @classmethod
     def from_config(cls, name: str, cfg: dict[str, Any]) -> "ModelSpec":
-        known = {f for f in cls.__dataclass_fields__ if f != "name"}
+        known = set(cls.config_keys())
         unknown = set(cfg) - known
         if unknown:
             raise ValueError(f"models.{name}: unknown key(s) {sorted(unknown)}; known: {sorted(known)}")
-        if cfg.get("backend", "transformers") not in BACKENDS:
-            raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {cfg.get('backend')!r}")
+        backend = cfg.get("backend", model_defaults()["backend"])
+        if backend not in BACKENDS:
+            raise ValueError(f"models.{name}.backend: expected one of {BACKENDS}, got {backend!r}")
         if cfg.get("scoring") not in (None, *SCORING):
             raise ValueError(f"models.{name}.scoring: expected one of {SCORING} or null, got {cfg.get('scoring')!r}")
         bad = sorted(set(cfg.get("unsupported_params") or ()) - set(DROPPABLE_PARAMS))
         if bad:
             raise ValueError(f"models.{name}.unsupported_params: {bad} cannot be dropped; known: {DROPPABLE_PARAMS}")
-        if cfg.get("unsupported_params") and cfg.get("backend", "transformers") != "openai":
+        if cfg.get("unsupported_params") and backend != "openai":
             raise ValueError(f"models.{name}.unsupported_params applies to the openai backend only "
-                             f"(backend is {cfg.get('backend')!r})")
+                             f"(backend is {backend!r})")
         from .families import family_problems
 
         problems = family_problems(name, cfg)
@@ -125,12 +154,9 @@ class ModelSpec:
         return ident
 
     @property
-    def scoring_strategy(self) -> str:
-        """What this model can do for option scoring (``scoring`` or its default by backend)."""
-        from .capabilities import scoring_of
-
-        return scoring_of(self.name, {"backend": self.backend, "scoring": self.scoring, "path": self.path,
-                                      "base_url": self.base_url, "extra": self.extra})
+    def served_model(self) -> str:
+        """The name requests give the model (openai backend): ``api_model``, else ``hub_id``, else the name."""
+        return str(self.api_model or self.hub_id or self.name)
 
     @property
     def provider_family(self):
@@ -179,6 +205,46 @@ class ModelSpec:
         if self.reasons and self.reasoning_effort is not None:
             d["reasoning_effort"] = self.reasoning_effort
         return d
+
+
+# Keys of `extra` that are settings of their own (models.<m>.<key>): under `extra` they are refused,
+# naming the key to use, so that no setting is read from two places
+EXTRA_MOVED = {"model": "api_model", "prompt_logprobs": "prompt_logprobs", "max_retries": "max_retries",
+               "timeout": "request_timeout", "backoff_base": "backoff_base", "backoff_cap": "backoff_cap",
+               "top_logprobs": "top_logprobs", "first_token_max_tokens": "first_token_max_tokens",
+               "pipeline_parallel_size": "pipeline_parallel_size"}
+
+
+def extra_problem(name: str, cfg: dict[str, Any]) -> str | None:
+    """Why ``models.<name>.extra`` is wrong (None when it is not): it holds vLLM engine arguments,
+    passed to ``vllm.LLM`` unchanged, and nothing else."""
+    extra = cfg.get("extra") or {}
+    moved = sorted(k for k in extra if k in EXTRA_MOVED)
+    if moved:
+        return (f"models.{name}.extra: {moved} are settings of their own: set "
+                + ", ".join(f"models.{name}.{EXTRA_MOVED[k]}" for k in moved) + " instead")
+    backend = cfg.get("backend", model_defaults()["backend"])
+    if extra and backend != "vllm":
+        return (f"models.{name}.extra: {sorted(extra)}: extra holds vLLM engine arguments only (backend is "
+                f"{backend!r}, which reads none)")
+    return None
+
+
+def model_specs(config: dict[str, Any]) -> dict[str, ModelSpec]:
+    """The ``ModelSpec`` of every model of a validated config, made once: the parse-time checks and
+    the rules' model params (``rules/common.smk``) use these; a job rebuilds an equal one from its
+    param (``client.open_client``).  Raises ``ConfigError`` naming every bad key."""
+    from ..config import ConfigError
+
+    specs, problems = {}, []
+    for name, entry in (config.get("models") or {}).items():
+        try:
+            specs[name] = ModelSpec.from_config(name, entry or {})
+        except ValueError as e:
+            problems.append(str(e))
+    if problems:
+        raise ConfigError("models:\n  " + "\n  ".join(problems))
+    return specs
 
 
 @dataclass(frozen=True)
@@ -360,8 +426,9 @@ class OptionScores:
 class ParsedResult:
     """Result of a generation that must parse (free text to label, or JSON).
 
-    ``attempts`` keeps every raw output with its seed and parse error, so an
-    invalid result is recorded, never silently dropped.
+    ``attempts`` keeps every raw output with its seed, temperature, parse error,
+    finish reason and completion tokens, so an invalid result is recorded, never
+    silently dropped.
     """
 
     value: Any

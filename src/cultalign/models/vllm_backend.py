@@ -41,7 +41,8 @@ MAX_TOKEN_IDS = 128  # vLLM's cap on logprob_token_ids per request
 
 
 def engine_kwargs(spec: ModelSpec) -> dict[str, Any]:
-    """Keyword arguments for ``vllm.LLM`` (pure; ``spec.extra`` overrides/extends)."""
+    """Keyword arguments for ``vllm.LLM`` (pure; ``spec.extra``, the engine arguments passed
+    through, overrides/extends)."""
     kw: dict[str, Any] = dict(
         model=spec.location,
         tokenizer=spec.location,
@@ -58,6 +59,8 @@ def engine_kwargs(spec: ModelSpec) -> dict[str, Any]:
     if spec.revision and not spec.path:
         kw["revision"] = spec.revision
         kw["tokenizer_revision"] = spec.revision
+    if spec.pipeline_parallel_size != 1:  # vLLM's default is 1
+        kw["pipeline_parallel_size"] = spec.pipeline_parallel_size
     kw.update(spec.extra or {})
     return kw
 

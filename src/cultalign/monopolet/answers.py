@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import json
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -104,41 +103,6 @@ def is_truncated(finish_reason: str | None, completion_tokens: int | None, max_n
     return completion_tokens is not None and completion_tokens >= max_new_tokens
 
 
-@contextmanager
-def recorded_generations(client):
-    """The generations ``client.generate`` returns while the block runs, by (messages, seed,
-    temperature) of their request: ``generate_parsed`` keeps only the text of each attempt, the
-    finish reason and token count are read here."""
-    seen: dict[tuple, Any] = {}
-    inner = getattr(client, "generate", None)
-    if inner is None:  # a client without generate (a test's fake of generate_parsed only)
-        yield seen
-        return
-    own = "generate" in vars(client)
-
-    def generate(requests):
-        gens = inner(requests)
-        for r, g in zip(requests, gens):
-            seen[(r.messages, r.params.seed, r.params.temperature)] = g
-        return gens
-
-    client.generate = generate
-    try:
-        yield seen
-    finally:
-        if own:
-            client.generate = inner
-        else:
-            del client.generate
-
-
-def final_generation(request: ChatRequest, attempts: list[dict], seen: dict[tuple, Any]):
-    """The generation of a request's last attempt (None when it was not recorded)."""
-    last = attempts[-1] if attempts else {}
-    return seen.get((request.messages, last.get("seed", request.params.seed),
-                     last.get("temperature", request.params.temperature)))
-
-
 def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
                      max_attempts: int | None = None) -> pd.DataFrame:
     """Answers to the valid dilemmas (an empty dilemma cell is the empty string), with how the
@@ -153,14 +117,11 @@ def generate_answers(client, dilemmas: pd.DataFrame, params: SamplingParams,
             raise ValueError("empty answer")
         return text.strip()
 
-    with recorded_generations(client) as seen:
-        res = client.generate_parsed(reqs, parse, max_attempts=max_attempts)
-    finish, tokens = [], []
-    for q, r in zip(reqs, res):
-        last = r.attempts[-1] if r.attempts else {}
-        g = final_generation(q, r.attempts, seen)
-        finish.append(last.get("finish_reason") or (g.finish_reason if g is not None else "") or "")
-        tokens.append(int(last.get("completion_tokens") or (g.completion_tokens if g is not None else -1)))
+    res = client.generate_parsed(reqs, parse, max_attempts=max_attempts)
+    # how each final attempt ended, as generate_parsed records it ("" / -1 where it has no record)
+    last = [r.attempts[-1] if r.attempts else {} for r in res]
+    finish = [a.get("finish_reason") or "" for a in last]
+    tokens = [int(a["completion_tokens"]) if a.get("completion_tokens") is not None else -1 for a in last]
     out = todo[["dilemma_id"]].copy()
     out["model"] = client.spec.name
     out["answer"] = [r.value if r.valid else r.raw for r in res]
