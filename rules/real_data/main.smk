@@ -68,6 +68,8 @@ rule real_data_claims:
     input:
         claims=config["claims"],
         results=real_data_claim_files,
+        derived=real_data_derived_checks,
+        inventory=config["claims_inventory"],
     output:
         scorecard="results/real_data/claims.csv",
         scorecard_page=paper_report(
