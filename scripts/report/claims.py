@@ -22,11 +22,11 @@ consistency = consistency[["id", "paper", "place", "statement", "status", "reaso
     columns={"reason": "arithmetic"})
 facts = facts_table(table)
 errata = errata_table(table, claims)
-if job.input.get("derived"):  # the checks derived from the inventory of printed numbers
+for derived_path in job.input.get("derived") or []:  # the checks derived from the inventory of printed numbers
     from cultalign.inventory import load_inventory
 
     resolutions = load_inventory(job.input.inventory).get("derived_resolutions") or {}
-    derived = pd.read_csv(job.input.derived, sep="\t", keep_default_na=False)
+    derived = pd.read_csv(derived_path, sep="\t", keep_default_na=False)
     errata = pd.concat([errata, derived_errata(derived, resolutions)], ignore_index=True)
 for df, path in ((table, job.output.scorecard), (consistency, job.output.consistency), (facts, job.output.facts),
                  (summary_table(table), job.output.summary), (errata, job.output.errata)):
