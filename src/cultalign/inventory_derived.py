@@ -47,7 +47,7 @@ RANK_WORDS = {"highest": "max", "largest": "max", "most": "max", "maximum": "max
               "strongest": "max", "top": "max", "peak": "max", "lowest": "min", "smallest": "min", "least": "min",
               "minimum": "min", "weakest": "min", "best": "extreme", "worst": "extreme", "outperforms": "extreme",
               "outperformed": "extreme", "outperforming": "extreme"}
-RANK_BEFORE = re.compile(r"(?i)\b(" + "|".join(RANK_WORDS) + r")\b[^.;]{0,40}$")
+RANK_BEFORE = re.compile(r"(?i)\b(" + "|".join(RANK_WORDS) + r")\b[^.;]{0,55}$")
 RANK_AFTER = re.compile(r"(?i)^[^.;]{0,15}\b(" + "|".join(RANK_WORDS) + r")\b")
 
 
