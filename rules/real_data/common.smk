@@ -48,6 +48,16 @@ def claim_needs_set(wildcards):
     return {k: bool(config_at(k)) for k in sorted(keys)}
 
 
+def real_data_derived_checks(wildcards):
+    """Input function: the checks derived from the inventory of printed numbers (their failures go
+    onto the errata page) when the config names the papers' texts; else none."""
+    return (
+        ["results/real_data/claims_derived.tsv"]
+        if config_at("real_data.paper_texts")
+        else []
+    )
+
+
 def real_data_claim_files(wildcards):
     """Result files of the real-data claims (those that `need` a config key)."""
     from cultalign.claims import claim_result_files, load_claims, on_real_data_scorecard

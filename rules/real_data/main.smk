@@ -63,11 +63,49 @@ rule real_data_personas_release:
         "../../scripts/real_data/personas_release.py"
 
 
+rule real_data_ipip_items:
+    """Items per Big Five domain of independent copies of the IPIP-NEO-120 and -300 item lists (Table 5)."""
+    input:
+        folder=real_data_input("real_data.ipip_items"),
+    output:
+        "results/personas/real_data/ipip_item_counts.tsv",
+    log:
+        "logs/real_data/ipip_items.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../../scripts/real_data/ipip_items.py"
+
+
+rule real_data_personas_repro:
+    """The number of Japan ground-truth rows the KS statistics of a public CulturalPersonas reproduction imply."""
+    input:
+        folder=real_data_input("real_data.culturalpersonas_repro"),
+    output:
+        "results/personas/real_data/repro_japan.tsv",
+    log:
+        "logs/real_data/personas_repro.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../../scripts/real_data/personas_repro.py"
+
+
 rule real_data_claims:
     """The real-data claims and the papers' consistency checks only (no model rule runs)."""
     input:
         claims=config["claims"],
         results=real_data_claim_files,
+        derived=real_data_derived_checks,
+        inventory=config["claims_inventory"],
     output:
         scorecard="results/real_data/claims.csv",
         scorecard_page=paper_report(

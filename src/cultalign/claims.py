@@ -792,3 +792,15 @@ def errata_table(table: pd.DataFrame, claims: list[dict]) -> pd.DataFrame:
     out = bad[["id", "paper", "place", "statement", "status", "reason"]].rename(columns={"reason": "arithmetic"})
     out = out.assign(resolution=[res.get(i) or "not recorded" for i in out["id"]])
     return out.reset_index(drop=True)
+
+
+def derived_errata(derived: pd.DataFrame, resolutions: dict[str, str]) -> pd.DataFrame:
+    """The checks derived from the inventory (``claims_derived.tsv``) that do not hold or hold only
+    under one reading, as errata rows; ``resolutions``: {"<rule> | <number key>": what the workflow does}."""
+    bad = derived[derived["status"].isin(["does not hold", "conditional"])]
+    status = {"does not hold": "inconsistent", "conditional": CONDITIONAL_STATUS}
+    rows = [{"id": f"derived: {r.rule} | {r.key}", "paper": r.paper, "place": f"{r.key} ({r.place})",
+             "statement": f"derived check '{r.rule}' of the inventory", "status": status[r.status],
+             "arithmetic": r.arithmetic, "resolution": resolutions.get(f"{r.rule} | {r.key}") or "not recorded"}
+            for r in bad.itertuples()]
+    return pd.DataFrame(rows, columns=["id", "paper", "place", "statement", "status", "arithmetic", "resolution"])

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.yamlload import safe_load
+from .inventory_derived import derived_rows
 
 NUMBER = re.compile(
     r"(?<![\w.,])\d+(?:\.\d+){2,}(?![\w.])"             # a dotted label: 3.3.1
@@ -72,6 +73,7 @@ class Mention:
     after: str
     token: str
     row: str = ""          # a table cell's row label (the line's first cell); "" outside tables
+    cell: int = -1         # a table cell's column (0: the row label); -1 outside tables
     key: str = ""
     claims: list[str] = field(default_factory=list)
     reason: str = ""
@@ -167,6 +169,7 @@ def extract(text: str, paper: str) -> list[Mention]:
         line_end = text.find("\n", start)
         line = text[line_start:line_end if line_end >= 0 else len(text)]
         row = line.split("\t", 1)[0].strip() if "\t" in line else ""
+        cell = text[line_start:start].count("\t") if row else -1
         before = text[max(0, start - 60):start]
         after = text[m.end():m.end() + 60]
         ts = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start)) + 1
@@ -177,7 +180,7 @@ def extract(text: str, paper: str) -> list[Mention]:
         mentions.append(Mention(
             paper=paper, line=li + 1, column=start - line_starts[li] + 1, section=section, place=place,
             number=number, value=parse_number(number), context=ctx, before=before, after=after,
-            token=text[ts:te], row=row, key=f"{paper} §{section} {number} #{seen[(section, number)]}"))
+            token=text[ts:te], row=row, cell=cell, key=f"{paper} §{section} {number} #{seen[(section, number)]}"))
     return mentions
 
 
@@ -356,15 +359,19 @@ def check_literals(check: str) -> list[float]:
     return out
 
 
-def read_papers(inventory: dict, folder: str | Path) -> list[Mention]:
-    folder = Path(folder)
-    out = []
+def paper_texts(inventory: dict, folder: str | Path) -> dict[str, str]:
+    """{paper: its text} of the papers the inventory names."""
+    out = {}
     for paper, name in inventory["papers"].items():
-        p = folder / name
+        p = Path(folder) / name
         if not p.exists():
             raise InventoryError(f"paper text {p} ({paper}) does not exist")
-        out += extract(p.read_text(encoding="utf-8"), paper)
+        out[paper] = p.read_text(encoding="utf-8")
     return out
+
+
+def read_papers(inventory: dict, folder: str | Path) -> list[Mention]:
+    return [m for paper, text in paper_texts(inventory, folder).items() for m in extract(text, paper)]
 
 
 def coverage_problems(mentions: list[Mention], inventory: dict, claims: list[dict]) -> list[str]:
@@ -419,9 +426,9 @@ def summary(mentions: list[Mention], derived=None):
         rows.append({"paper": paper, "group": "total", "name": "distinct claims linked", "count": len(claims)})
         if derived is not None:
             d = derived if paper == "all" else derived[derived["paper"] == paper]
-            for (rule, holds), n in d.groupby(["rule", "holds"]).size().items():
-                rows.append({"paper": paper, "group": "derived check",
-                             "name": f"{rule}: {'holds' if holds else 'does not hold'}", "count": int(n)})
+            for (rule, status), n in d.groupby(["rule", "status"]).size().items():
+                rows.append({"paper": paper, "group": "derived check", "name": f"{rule}: {status}",
+                             "count": int(n)})
     return pd.DataFrame(rows)
 
 
@@ -441,7 +448,7 @@ def printed_sign(m: Mention) -> int:
     return 1 if m.before.endswith("+") else 0
 
 
-def derived_checks(mentions: list[Mention], claims: list[dict]):
+def derived_checks(mentions: list[Mention], claims: list[dict], texts: dict | None = None):
     """Checks derived from every printed number that a value claim checks, by rule:
 
     * ``metric bounds``: the printed value lies in the range its metric's definition allows (a
@@ -449,7 +456,10 @@ def derived_checks(mentions: list[Mention], claims: list[dict]):
     * ``printed sign``: a number printed with a sign (+4.3, −0.8) has the sign of the claim's value;
     * ``printed unit``: a number printed with % is linked to a claim in percent or percentage points;
     * ``up to``: a number the text gives as "up to X" is no smaller than any number of the table
-      (the claims' ``place``) it is taken from.
+      (the claims' ``place``) it is taken from;
+
+    then the rules of ``cultalign.inventory_derived`` (same quantity, total and parts, design count,
+    percent of counts, ranking in words), whose checks may also be ``conditional`` or ``undecided``.
     """
     import pandas as pd
 
@@ -487,5 +497,8 @@ def derived_checks(mentions: list[Mention], claims: list[dict]):
             if m.number.endswith("%"):
                 rows.append({**base, "rule": "printed unit", "holds": c["unit"] in SHARE_UNITS,
                              "arithmetic": f"printed {m.number} vs the claim's unit {c['unit']}"})
-    cols = ["rule", "paper", "key", "place", "claim", "holds", "arithmetic"]
+    for r in rows:
+        r["status"] = "holds" if r["holds"] else "does not hold"
+    rows += derived_rows(mentions, claims, texts)
+    cols = ["rule", "paper", "key", "place", "claim", "status", "holds", "arithmetic"]
     return pd.DataFrame(rows, columns=cols)

@@ -392,3 +392,16 @@ def test_errata_lists_failed_and_conditional_checks_with_their_resolution(tmp_pa
     assert e.loc["design", "resolution"] == "uses the export's rows"
     assert e.loc["design", "arithmetic"].startswith("200 * 7 * 2 = 2800 == paper('judgments') = 4098")
     assert e.loc["open", "resolution"] == "not recorded"
+
+
+def test_paper_scale_and_real_data_claims_of_one_number_are_one_fact():
+    """A number the paper states once and the workflow checks twice (on the authors' released data
+    and by its own run) is one fact of config/claims.yaml."""
+    from cultalign.claims import load_claims
+
+    fact = {c["id"]: c["fact"] for c in load_claims(ROOT / "config" / "claims.yaml")}
+    for real, run in (("pact.real.s53_no_persona_mae.qwen", "pact.s53_mae_no_persona_qwen3-4b-instruct-2507"),
+                      ("pact.real.best_uncertainty_corr", "pact.align_uncertainty_gpt-5.4-mini"),
+                      ("pact.real.age_effect", "pact.figure5_age_effect"),
+                      ("pact.real.gender_effect", "pact.figure5_gender_effect")):
+        assert fact[real] == fact[run] != real

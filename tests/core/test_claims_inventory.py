@@ -19,6 +19,7 @@ from cultalign.inventory import (
     distinctive,
     extract,
     load_inventory,
+    paper_texts,
     read_papers,
     summary,
 )
@@ -163,6 +164,20 @@ def test_inventory_covers_every_number_of_the_papers():
     assert "pact.normad_rows" in by_key["pact §A.1 2633 #1"].claims
     assert by_key["pact §A.1 2633 #1"].line == 1 and by_key["personas §5.1 25.9 #1"].row == "ZA"
     assert by_key["personas §5.1 25.9 #1"].claims[-1] == "personas.table2.mcs.ZA.bfi44"
+    # the derived checks per rule and status on the real texts
+    d = derived_checks(ms, claims, paper_texts(inv, SEEDS))
+    n = d.groupby(["rule", "status"]).size().to_dict()
+    assert n[("same quantity", "holds")] >= 40 and ("same quantity", "does not hold") not in n
+    assert {k: v for k, v in n.items() if k[0] in ("total and parts", "design count", "percent of counts",
+                                                    "ranking in words")} == {
+        ("total and parts", "holds"): 2, ("total and parts", "conditional"): 1, ("total and parts", "undecided"): 3,
+        ("design count", "holds"): 3, ("design count", "undecided"): 7, ("percent of counts", "conditional"): 1,
+        ("ranking in words", "undecided"): 4}
+    # every failing or conditional derived check has what the workflow does about it, and no stale entry
+    bad = d[d.status.isin(["does not hold", "conditional"])]
+    assert sorted(f"{r.rule} | {r.key}" for r in bad.itertuples()) == sorted(inv["derived_resolutions"]) == [
+        "percent of counts | monopolet §A.2 24% #1", "total and parts | monopolet §A.3 859 #1",
+        "up to | personas §5.1 25.9% #1"]
 
 
 def test_derived_checks_bounds_sign_and_unit():
@@ -187,3 +202,106 @@ def test_derived_checks_bounds_sign_and_unit():
         text = FAKE_PAPER.replace("We keep 75 countries.", f"Gains reach up to {limit}% (Table 2).")
         d = derived_checks(classify(extract(text, "fake"), fake_inventory(), claims), claims)
         assert d[d.rule == "up to"]["holds"].tolist() == [holds]
+
+
+def derived_of(text, claims=(), rule=None, texts=None):
+    claims = list(claims)
+    for c in claims:
+        c.setdefault("fact", c["id"])
+    ms = classify(extract(text, "fake"), fake_inventory(), claims)
+    d = derived_checks(ms, claims, texts)
+    return d if rule is None else d[d.rule == rule]
+
+
+def test_derived_same_quantity_agrees_to_the_printed_rounding():
+    """Fake paper: a table cell restated in the abstract (linked to the cell's claim), and two claims
+    of one fact printed to different roundings."""
+    text = ("## Abstract\nGains reach 19.1% overall.\n## 3 Results\nCountry\tA\nBR\t19.1\n\n"
+            "Table 2: Gains (%).\n## 4 Size\nWe ask 3,000 questions.\n## 5 More\nAbout 3,010 questions.\n")
+    claims = [value_claim("fake.br", 19.1, "Table 2 / Abstract", unit="percent"),
+              value_claim("fake.q", 3000, "Section 4", unit="count", fact="fake.fact.q"),
+              value_claim("fake.q2", 3010, "Section 5", unit="count", fact="fake.fact.q")]
+    d = derived_of(text, claims, "same quantity").set_index("claim")
+    assert d.loc["fake.br", "status"] == "holds"
+    assert d.loc["fake.fact.q", "status"] == "does not hold"        # 3,000 vs 3,010: beyond 0.5 + 0.5
+    assert "|3010 - 3000| = 10" in d.loc["fake.fact.q", "arithmetic"]
+    # a claim's stated range: its ends are not the quantity, no check
+    claims = [value_claim("fake.r", 0.61, "Section 1", unit="correlation", basis="range")]
+    ms = classify(extract("## 1 R\nr = 0.61-0.73 and 0.61 again.\n", "fake"), fake_inventory(), claims)
+    assert (derived_checks(ms, claims).rule == "same quantity").sum() == 0
+
+
+def test_derived_totals_against_parts_products_and_averages():
+    """Fake paper: totals the text names, a table's total row, and a total no printed parts give."""
+    text = ("## 1 A\nIn total, 1,095 pairs were annotated. Of these, 541 pairs by one and 554 by the other.\n"
+            "## 2 B\nIn total, 1,096 pairs were annotated. Of these, 541 pairs by one and 554 by the other.\n"
+            "## 3 C\nWe reviewed 99 dilemmas. The total number of solutions was 859, with average of 8.67 "
+            "solutions per dilemma.\n"
+            "## 4 D\nEach of 6 countries has 500 questions, 3,000 in total.\n"
+            "## 5 E\nSite\tN\nX\t10\nY\t12\nTotal\t23\n\nTable 3: Counts.\n")
+    d = derived_of(text, rule="total and parts").set_index("key")
+    assert d.loc["fake §1 1,095 #1", "status"] == "holds"
+    assert d.loc["fake §1 1,095 #1", "arithmetic"] == "total 1,095 = 541 + 554"
+    assert d.loc["fake §2 1,096 #1", "status"] == "undecided"        # no parts add up: cannot decide
+    assert d.loc["fake §3 859 #1", "status"] == "conditional"        # 859/99 = 8.677: 8.67 only truncated
+    assert "rounded 8.68, truncated 8.67" in d.loc["fake §3 859 #1", "arithmetic"]
+    assert d.loc["fake §4 3,000 #1", "arithmetic"] == "total 3,000 = 500 x 6"
+    assert d.loc["fake §5 23 #1", "status"] == "does not hold"       # 10 + 12 = 22
+    assert d.loc["fake §5 23 #1", "place"] == "Table 3"
+
+
+def test_derived_design_counts_per_unit_times_units():
+    """Fake paper: 100 per trait x five traits against the 500 it states, and a product no count states."""
+    text = ("## 1 A\nEach country has 500 questions (100 per trait) over five Big Five traits.\n"
+            "## 2 B\nWe wrote 7 per country.\n")
+    d = derived_of(text, rule="design count", texts={"fake": text + "The six countries.\n"}).set_index("key")
+    assert d.loc["fake §1 100 #1", "status"] == "holds"
+    assert d.loc["fake §1 100 #1", "arithmetic"].startswith("100 per trait x 5 ('five Big Five traits') = 500")
+    assert d.loc["fake §2 7 #1", "status"] == "undecided"            # 7 x 6 = 42: the paper states no 42
+    d = derived_of(text, rule="design count").set_index("key")
+    assert d.loc["fake §2 7 #1", "arithmetic"] == "7 per country: the paper states no single number of countrys"
+
+
+def test_derived_percent_of_counts_rounding_and_truncation():
+    """Fake paper: a percentage of counts printed near it, rounded, truncated only, and a ratio it misstates."""
+    text = ("## 1 A\nOut of 300 dilemmas, 74 had an issue (24%).\n"
+            "## 2 B\nOut of 300 dilemmas, 74 had an issue (24.7%).\n"
+            "## 3 C\nIssues in 74/300 dilemmas (25.6%).\n"
+            "## 4 D\nOut of 300 dilemmas, 74 had an issue (25.4%).\n"
+            "## 5 E\nA 51% share of answers.\n")
+    d = derived_of(text, rule="percent of counts").set_index("key")
+    assert d.loc["fake §1 24% #1", "status"] == "conditional"
+    assert d.loc["fake §1 24% #1", "arithmetic"].endswith("holds only truncated")
+    assert d.loc["fake §2 24.7% #1", "status"] == "conditional"       # 24.67: rounded only
+    assert d.loc["fake §3 25.6% #1", "status"] == "does not hold"     # written as the ratio: 24.67
+    assert "fake §4 25.4% #1" not in d.index                          # no pair of counts comes near it
+    assert "fake §5 51% #1" not in d.index
+
+
+def test_derived_rankings_named_in_words_against_the_table():
+    """Fake paper: "the highest" and "the lowest" against the column and row of the cell they restate."""
+    text = ("## 3 Results\nModel\tBR\tIN\nA\t19.1\t14.8\nB\t12.0\t9.9\nC\t10.0\t11.0\n\nTable 2: Gains (%).\n"
+            "## 4 Text\nModel A shows the highest gain, 19.1%, and B the lowest, 12.0%; "
+            "the best is 0.42.\n")
+    claims = [value_claim("fake.a.br", 19.1, "Table 2 / Section 4", unit="percent"),
+              value_claim("fake.a.in", 14.8, "Table 2", unit="percent"),
+              value_claim("fake.b.br", 12.0, "Table 2 / Section 4", unit="percent"),
+              value_claim("fake.b.in", 9.9, "Table 2", unit="percent"),
+              value_claim("fake.c.br", 10.0, "Table 2", unit="percent"),
+              value_claim("fake.c.in", 11.0, "Table 2", unit="percent"),
+              value_claim("fake.best", 0.42, "Section 4", unit="correlation")]
+    d = derived_of(text, claims, "ranking in words").set_index("key")
+    assert d.loc["fake §4 19.1% #1", "status"] == "holds"
+    assert d.loc["fake §4 12.0% #1", "status"] == "does not hold"     # 10.0 below it in its column, 9.9 in its row
+    assert "not the min of its column or row" in d.loc["fake §4 12.0% #1", "arithmetic"]
+    assert d.loc["fake §4 0.42 #1", "status"] == "undecided"          # no table cell states it
+
+
+def test_derived_failures_go_onto_the_errata_with_their_resolution():
+    from cultalign.claims import derived_errata
+
+    text = "## 1 A\nOut of 300 dilemmas, 74 had an issue (24%).\n"
+    d = derived_of(text)
+    e = derived_errata(d, {"percent of counts | fake §1 24% #1": "neither value"})
+    assert e[["id", "status", "resolution"]].values.tolist() == [
+        ["derived: percent of counts | fake §1 24% #1", "conditional", "neither value"]]

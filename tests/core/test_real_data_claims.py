@@ -10,7 +10,13 @@ import pandas as pd
 import pytest
 
 from cultalign.core.inputs import InputError
-from cultalign.real_data import normad_label_counts, pact_site_data
+from cultalign.real_data import (
+    IPIP_LISTS,
+    ipip_item_counts,
+    normad_label_counts,
+    pact_site_data,
+    repro_ks_denominator,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,6 +31,35 @@ def test_normad_label_counts(tmp_path):
         p.write_text(f"Country,neutral,no,yes\nx,1,2,3\n{bad_row}\n")
         with pytest.raises(InputError, match=problem):
             normad_label_counts(p)
+
+
+def test_ipip_item_counts(tmp_path):
+    """Fake item lists in the four files' formats: items per domain; a domain outside OCEAN names its row."""
+    for _source, _instrument, name, fmt, field in IPIP_LISTS:
+        domains = "OCEAN" * 2 + "N"
+        if fmt == "json":
+            (tmp_path / name).write_text(json.dumps([{"text": f"item {i}", field: d} for i, d in enumerate(domains)]))
+        else:
+            (tmp_path / name).write_text(f"text,{field}\n" + "".join(f"item {i},{d}1\n" for i, d in enumerate(domains)))
+    t = ipip_item_counts(tmp_path).set_index(["group", "source", "trait"])["value"]
+    assert t[("ipip120", "psychobench", "N")] == 3 and t[("ipip300", "automoto", "O")] == 2
+    assert t[("ipip300", "alheimsins", "all")] == 11
+    name, field = IPIP_LISTS[3][2], IPIP_LISTS[3][4]
+    (tmp_path / name).write_text(f"text,{field}\nitem,O1\nitem,X2\n")
+    with pytest.raises(InputError, match=rf"{name}, line 3, field '{field}': line 3: domain 'X2'"):
+        ipip_item_counts(tmp_path)
+
+
+def test_repro_ks_denominator(tmp_path):
+    """Fake reproduction results: KS statistics k/398 give 398 rows; 1/3 and 1/2 give 6; a text cell names its field."""
+    p = tmp_path / "results_FINAL_JAPAN.csv"
+    p.write_text(f",O,C,E,A,N\nModel_Score,4,5,3,5,3\nKS_Stat,{325 / 398!r},1.0,{263 / 398!r},1.0,{242 / 398!r}\n")
+    assert repro_ks_denominator(tmp_path).set_index("quantity")["value"]["ks_denominator"] == 398
+    p.write_text(f",O,C,E,A,N\nKS_Stat,{1 / 3!r},0.5,1.0,0.0,{2 / 3!r}\n")
+    assert repro_ks_denominator(tmp_path).set_index("quantity")["value"]["ks_denominator"] == 6
+    p.write_text(",O,C,E,A,N\nKS_Stat,0.5,high,1.0,0.0,0.5\n")
+    with pytest.raises(InputError, match=r"line 2, field 'C': KS statistic 'high' is not a number"):
+        repro_ks_denominator(tmp_path)
 
 
 def test_pact_site_data_derived_rows(tmp_path, shared_data):
@@ -53,7 +88,9 @@ def test_real_data_run(tmp_path, shared_data):
     (tmp_path / "shared").symlink_to(shared_data.parent)  # ../shared/data from the copy
     args = ("real_data_claims", "--configfile", "config/real-data.yaml")
     assert {j.rule for j in planned_jobs(work, *args)} == {
-        "real_data_normad", "real_data_pact_site", "real_data_personas_release", "real_data_claims"}
+        "real_data_normad", "real_data_pact_site", "real_data_personas_release", "real_data_ipip_items",
+        "real_data_personas_repro",
+        "claims_inventory", "real_data_claims"}
     out = snakemake(work, "--cores", "1", *args, timeout=900)
     assert out.returncode == 0, out.stderr[-4000:]
     t = pd.read_csv(work / "results" / "real_data" / "claims.csv").set_index("id")
@@ -66,6 +103,10 @@ def test_real_data_run(tmp_path, shared_data):
     # the release's BFI has 9 conscientiousness items where Table 5 says 8
     assert t.loc["personas.real.table5.bfi44.C", "status"] == "differs"
     assert t.loc["personas.real.table5.bfi44.C", "reproduced_value"] == 9
+    # Table 5's IPIP item counts in independent public item lists
+    assert (t.loc[t.index.str.startswith("personas.real.ipip_items."), "status"] == "reproduced").sum() == 20
+    # a public reproduction's KS statistics imply the 398 Japan respondents the paper states
+    assert t.loc["personas.consistency.repro_japan_rows", "status"] == "consistent"
     assert t.loc["pact.consistency.judgments_design", "status"] == "inconsistent"
     assert "2800" in t.loc["pact.consistency.judgments_design", "reason"]
     assert t.loc["pact.consistency.gap_sign_s53_definition", "status"] == "inconsistent"
@@ -78,6 +119,10 @@ def test_real_data_run(tmp_path, shared_data):
     errata = pd.read_csv(work / "results" / "real_data" / "claims_errata.csv").set_index("id")
     assert set(errata["status"]) == {"inconsistent", "conditional"}
     assert "F.1" in errata.loc["pact.consistency.gap_sign_s53_definition", "resolution"]
+    # every entry says what the workflow does; the failing checks derived from the inventory are there too
+    assert not (errata["resolution"] == "not recorded").any(), errata[errata["resolution"] == "not recorded"]
+    assert errata.loc["derived: percent of counts | monopolet §A.2 24% #1", "status"] == "conditional"
+    assert "two-sided" in errata.loc["personas.consistency.wilcoxon_p05", "resolution"]
     cons = pd.read_csv(work / "results" / "real_data" / "claims_consistency.csv")
     assert set(cons["status"]) == {"consistent", "inconsistent", "conditional"}
     # "Llama and GPT favour preferences": true relative to the other models, not in absolute terms
