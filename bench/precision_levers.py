@@ -1,7 +1,8 @@
 """Generation in float32 and bfloat16, eager and compiled, against plain batched ``generate`` (one run).
 
     .venv/bin/python bench/precision_levers.py [--dtypes float32,bfloat16] [--workloads 16,64] [--tokens 40]
-        [--compile] [--repeats 2] [--release ../shared/data/culturalpersonas] [--out bench/out/precision_levers.json]
+        [--compile] [--static] [--repeats 2] [--release ../shared/data/culturalpersonas]
+        [--out bench/out/precision_levers.json]
 
 Open-ended prompts from the published release (USA, as ``bench/vllm_vs_transformers.py`` builds them),
 the default model (SmolLM2-135M-Instruct, 2 threads), greedy, ``--tokens`` new tokens.  For each dtype and
@@ -13,7 +14,11 @@ each workload (``--workloads``: prompts per batch; 16 and 64 as the other genera
 3. ``compiled`` (with ``--compile``): the backend with ``compile: true`` (torch's kernel, prefill and decode
    steps through ``torch.compile``); the first batch compiles: its time (``compile_s``) is reported on its
    own and every timed repeat runs after it.  Whether the backend kept the compiled path (its check
-   against eager tokens) is reported as ``compiled_in_use``.
+   against eager tokens) is reported as ``compiled_in_use``;
+4. ``static`` (with ``--static``): transformers' own ``generate`` with a static KV cache
+   (``cache_implementation="static"``: fixed shapes) and the model's forward through ``torch.compile``, the
+   lever the backend's growing cache does not allow; first call (compile) reported as ``static_compile_s``,
+   texts against plain.
 
 Reports the CPU (model, bfloat16 support), per dtype and workload the best-of-``--repeats`` seconds, the
 ratios plain / eager and plain / compiled, identical texts against plain and (compiled) against eager,
@@ -46,14 +51,14 @@ def best_of(fn, repeats: int):
     return min(times), times, out
 
 
-def plain_generate(model, tok, prompts, tokens):
+def plain_generate(model, tok, prompts, tokens, **kwargs):
     import torch
 
     tok.padding_side = "left"
     enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
     with torch.inference_mode():
         out = model.generate(**enc, max_new_tokens=tokens, do_sample=False, temperature=None, top_p=None,
-                             top_k=None, pad_token_id=tok.pad_token_id)
+                             top_k=None, pad_token_id=tok.pad_token_id, **kwargs)
     width = enc["input_ids"].shape[1]
     return [tok.decode(row[width:], skip_special_tokens=True) for row in out]
 
@@ -65,6 +70,8 @@ def main() -> int:
     ap.add_argument("--tokens", type=int, default=40)
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--compile", action="store_true", help="also the compiled backend (slow first compile)")
+    ap.add_argument("--static", action="store_true",
+                    help="also transformers' generate with a static cache and a compiled forward")
     ap.add_argument("--release", default=str(common.RELEASE))
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "precision_levers.json"))
     args = ap.parse_args()
@@ -90,6 +97,10 @@ def main() -> int:
         compiled = TransformersBackend(default_model_spec(model_dir, dtype=dtype, batch_size=max(workloads),
                                                           threads=threads, compile=True)) if args.compile else None
         plain = AutoModelForCausalLM.from_pretrained(spec.location, dtype=getattr(torch, dtype)).eval()
+        static = None
+        if args.static:
+            static = AutoModelForCausalLM.from_pretrained(spec.location, dtype=getattr(torch, dtype)).eval()
+            static.forward = torch.compile(static.forward, dynamic=False)
         client = ModelClient(spec, None, backend=eager)
         for n in workloads:
             prompts = oeg_prompts(Path(args.release), n, client)
@@ -110,6 +121,20 @@ def main() -> int:
                 run["compiled_identical_to_eager"] = sum(a.text == b.text for a, b in zip(cg, got))
                 run["ratio_plain_over_compiled"] = run["plain_s"] / run["compiled_s"]
                 run["ratio_eager_over_compiled"] = run["eager_s"] / run["compiled_s"]
+            if static is not None:
+                def static_run(p=prompts):
+                    return plain_generate(static, eager.tokenizer, p, args.tokens, cache_implementation="static")
+                t = time.perf_counter()
+                try:
+                    static_run()  # compiles for this batch shape
+                except Exception as exc:  # noqa: BLE001 - report the failure, keep the other figures
+                    run["static_error"] = f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+                run["static_compile_s"] = time.perf_counter() - t
+                if "static_error" not in run:
+                    run["static_s"], run["static_all"], st = best_of(static_run, args.repeats)
+                    run["static_identical_to_plain"] = sum(a == b for a, b in zip(st, ref))
+                    run["ratio_plain_over_static"] = run["plain_s"] / run["static_s"]
+                    run["ratio_eager_over_static"] = run["eager_s"] / run["static_s"]
             run["generated_tokens"] = sum(g.completion_tokens for g in got)
             res["runs"][f"{dtype}|{n}"] = run
             print(dtype, json.dumps(run), flush=True)
