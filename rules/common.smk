@@ -368,17 +368,13 @@ def model_package(wildcards):
 
 def hub_folders():
     """{folder name under resources/models: {hub_id, revision}} that rule download_model_hub
-    makes: `models` with source hub, and the sentence encoders (monopolet.embeddings,
-    monopolet.topics.encoder) when they name a hub_id."""
+    makes: `models` with source hub, and the folders each registered study's `hub_folders`
+    hook names (cultalign.studies; e.g. monopolet's sentence encoders)."""
+    from cultalign.studies import all_studies
+
     out = {n: m for n, m in MODELS.items() if m.get("source") == "hub"}
-    mono = config.get("monopolet", {})
-    for emb in (
-        mono.get("embeddings") or {},
-        (mono.get("topics") or {}).get("encoder") or {},
-    ):
-        path = emb.get("path") or ""
-        if emb.get("hub_id") and path.startswith("resources/models/"):
-            out[path.removeprefix("resources/models/")] = emb
+    for study in all_studies().values():
+        out.update(study.hub_folders(config))
     return {
         n: {"hub_id": m["hub_id"], "revision": m.get("revision")}
         for n, m in out.items()
@@ -391,6 +387,31 @@ def model_hub_id(wildcards):
 
 def model_revision(wildcards):
     return hub_folders()[wildcards.model]["revision"]
+
+
+def config_at(key):
+    value = config
+    for part in key.split("."):
+        value = (value or {}).get(part)
+    return value
+
+
+def real_data_input(key):
+    """Input function: the file or folder a real-data config key names; unset fails naming the key."""
+
+    def fn(wildcards):
+        from snakemake.exceptions import WorkflowError
+
+        value = config_at(key)
+        if not value:
+            raise WorkflowError(
+                f"config key '{key}' is not set: the real-data claims need it "
+                "(config/real-data.yaml sets it to ../shared/data/...)"
+            )
+        return value
+
+    fn.__name__ = f"real_data_{key.replace('.', '_')}"
+    return fn
 
 
 def regex_of(names):
