@@ -1,6 +1,6 @@
 # PACT's model-free real-data tables (config/real-data.yaml): NormAd-ETI's gold labels and the
 # authors' released figure data, read by the real-data claims (rules/real_data/).  Logic:
-# src/cultalign/real_data.py.
+# src/cultalign/pact/real_data.py.
 
 
 rule real_data_normad:
@@ -18,7 +18,7 @@ rule real_data_normad:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     script:
-        "../../scripts/real_data/normad.py"
+        "../../scripts/pact/real_data_normad.py"
 
 
 rule real_data_pact_site:
@@ -36,4 +36,4 @@ rule real_data_pact_site:
         mem_mb=attempt_scaled(1000),
         runtime=attempt_scaled(5),
     script:
-        "../../scripts/real_data/pact_site.py"
+        "../../scripts/pact/real_data_site.py"

@@ -1,5 +1,5 @@
 # CulturalPersonas' model-free real-data table (config/real-data.yaml): counts of the published
-# release, read by the real-data claims (rules/real_data/).  Logic: src/cultalign/real_data.py.
+# release, read by the real-data claims (rules/real_data/).  Logic: src/cultalign/personas/real_data.py.
 
 
 rule real_data_personas_release:
@@ -19,4 +19,4 @@ rule real_data_personas_release:
     params:
         countries=conf("personas.countries"),
     script:
-        "../../scripts/real_data/personas_release.py"
+        "../../scripts/personas/real_data_release.py"

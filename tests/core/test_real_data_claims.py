@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from cultalign.core.inputs import InputError
-from cultalign.real_data import normad_label_counts, pact_site_data
+from cultalign.pact.real_data import normad_label_counts, pact_site_data
 
 ROOT = Path(__file__).resolve().parents[2]
 
