@@ -52,6 +52,7 @@ from cultalign.models.capabilities import scoring_of
 from cultalign.models.families import check_model_families
 from cultalign.my_model import apply_my_model, card_skips
 from cultalign.scoring_check import check_scoring
+from cultalign.studies import check_studies
 
 # One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every run's locks
 # when any run ends, and its own refusal advises --unlock, harmful during a live run).  Taken
@@ -72,6 +73,8 @@ SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
+# every study under `studies` is registered (src/cultalign/studies.py), else fails naming it
+check_studies(config)
 # your own model (my_model, config/my-model.yaml) joins each study's model list before the checks
 MY_MODEL = apply_my_model(config, base=workflow.basedir)
 check_input_files(config, SCHEMA, base=workflow.basedir)

@@ -95,12 +95,8 @@ def validate_config(config: dict, schema: dict | None = None) -> dict:
     _fill_defaults(schema, config)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: [str(p) for p in e.absolute_path])
-    lines = [f"{_describe(e)} (described in {schema_file_of(_key_path(e))})" for e in errors]
-    from .studies import unregistered_message
-
-    if isinstance(config.get("studies"), list) and (bad := unregistered_message(config["studies"])):
-        lines.append(bad)
-    if lines:
+    if errors:
+        lines = [f"{_describe(e)} (described in {schema_file_of(_key_path(e))})" for e in errors]
         raise ConfigError("invalid config:\n  " + "\n  ".join(lines)
                           + "\n  (config/README.md: how config files are merged and overridden)")
     canonical_numbers(config, schema)

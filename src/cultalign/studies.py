@@ -94,6 +94,15 @@ def unregistered_message(names: list[str], key: str = "studies") -> str:
                      for n in bad)
 
 
+def check_studies(config: dict) -> None:
+    """Fail (ConfigError) naming config key ``studies`` and each study in it that is not registered."""
+    from .config import ConfigError
+
+    bad = unregistered_message(list(config.get("studies") or []))
+    if bad:
+        raise ConfigError(bad)
+
+
 def configured(config: dict, names: list[str] | None = None) -> dict[str, ModuleType]:
     """{name: module} of the studies config ``studies`` (or ``names``) lists, in that order; an
     unregistered one fails naming it."""
