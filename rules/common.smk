@@ -417,6 +417,14 @@ def real_data_input(key):
     return fn
 
 
+def study_sections():
+    """Params {study: conf(study)} of each registered study (cultalign.studies), in registry
+    order, for the planning jobs, which read every study's config section."""
+    from cultalign.studies import registered
+
+    return {study: conf(study) for study in registered()}
+
+
 def regex_of(names):
     """Wildcard constraint matching exactly these names."""
     return "|".join(re.escape(n) for n in names) or "NO_MATCH"
