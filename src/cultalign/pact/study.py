@@ -16,7 +16,8 @@ import pandas as pd
 from ..inputs import _get
 from ..planning import Tokens, Work, _rows, _size, demo_dir
 from ..scoring_check import ScoringUse
-from ..studies import every_input_active, no_external_inputs, no_hub_folders, no_scoring_problems
+from ..studies import (every_input_active, no_external_inputs, no_hub_folders, no_model_inputs,
+                       no_scoring_problems)
 
 STAND_INS = [
     ("pact.human.prolific_export", lambda c: not _get(c, "pact.human.prolific_export"),
@@ -131,4 +132,5 @@ def _pact_uses(config: dict) -> Iterable[ScoringUse]:
 scoring_problems = no_scoring_problems
 external_inputs = no_external_inputs
 input_active = every_input_active
+model_inputs = no_model_inputs
 hub_folders = no_hub_folders

@@ -16,6 +16,7 @@ from ..inputs import DEMO_DIR, ExternalInput, _get, marked_synthetic
 from ..models.capabilities import scoring_of
 from ..planning import Tokens, Work, _size, demo_dir
 from ..scoring_check import ScoringUse
+from ..studies import no_hub_folders, no_model_inputs
 
 STAND_INS = [
     ("personas.human.files", lambda c: _get(c, "personas.human.source") == "synthetic",
@@ -233,5 +234,5 @@ def input_active(key: str, config: dict) -> bool:
     return True
 
 
-def hub_folders(config: dict) -> dict[str, dict]:
-    return {}
+model_inputs = no_model_inputs
+hub_folders = no_hub_folders
