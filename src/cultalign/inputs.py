@@ -72,8 +72,6 @@ def _study_of(key: str) -> str:
     return key.split(".")[0].split("[")[0]
 
 
-
-
 def stand_ins() -> list[tuple[str, Callable[[dict], bool], str, str]]:
     """The seeded stand-ins the workflow writes when an input is not provided, of every registered
     study (its hook ``STAND_INS``): (config key, is the stand-in used?, path the workflow writes, what it is)."""

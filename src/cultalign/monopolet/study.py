@@ -2,8 +2,8 @@
 
 Planning (``plan``), the parse-time check of option scoring (``scoring_uses``,
 ``scoring_problems``), external inputs and stand-ins for preflight and the rehearsal
-(``STAND_INS``, ``external_inputs``, ``input_active``), hub folders (``hub_folders``) and the
-real-data tables of ``rules/monopolet/real_data.smk`` (``REAL_DATA_TABLES``).
+(``STAND_INS``, ``external_inputs``, ``input_active``, ``model_inputs``), hub folders
+(``hub_folders``) and the real-data tables of ``rules/monopolet/real_data.smk`` (``REAL_DATA_TABLES``).
 """
 
 from __future__ import annotations
@@ -24,10 +24,6 @@ STAND_INS = [
      "", "the SYNTHETIC episode scripts of the demo audio"),
 ]
 REAL_DATA_TABLES = ()
-
-
-def plan(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
-    return _monopolet(cfg, sizes, tk)
 
 
 def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
@@ -92,10 +88,6 @@ def _monopolet(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     return work
 
 
-def scoring_uses(config: dict) -> Iterable[ScoringUse]:
-    return _monopolet_uses(config)
-
-
 def _monopolet_uses(config: dict) -> Iterable[ScoringUse]:
     from .mapping import NO, YES
 
@@ -148,6 +140,8 @@ def hub_folders(config: dict) -> dict[str, dict]:
     return out
 
 
+plan = _monopolet
+scoring_uses = _monopolet_uses
 scoring_problems = no_scoring_problems
 external_inputs = no_external_inputs
 input_active = every_input_active

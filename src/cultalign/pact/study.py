@@ -2,8 +2,8 @@
 
 Planning (``plan``), the parse-time check of option scoring (``scoring_uses``,
 ``scoring_problems``), external inputs and stand-ins for preflight and the rehearsal
-(``STAND_INS``, ``external_inputs``, ``input_active``), hub folders (``hub_folders``) and the
-real-data tables of ``rules/pact/real_data.smk`` (``REAL_DATA_TABLES``).
+(``STAND_INS``, ``external_inputs``, ``input_active``, ``model_inputs``), hub folders
+(``hub_folders``) and the real-data tables of ``rules/pact/real_data.smk`` (``REAL_DATA_TABLES``).
 """
 
 from __future__ import annotations
@@ -25,10 +25,6 @@ STAND_INS = [
      "null: rule pact_demo_prolific writes a seeded SYNTHETIC Prolific export"),
 ]
 REAL_DATA_TABLES = ("results/pact/real_data/normad_labels.tsv", "results/pact/real_data/site_data.tsv")
-
-
-def plan(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
-    return _pact(cfg, sizes, tk)
 
 
 def _pact(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
@@ -113,10 +109,6 @@ def _pact(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     return work
 
 
-def scoring_uses(config: dict) -> Iterable[ScoringUse]:
-    return _pact_uses(config)
-
-
 def _pact_uses(config: dict) -> Iterable[ScoringUse]:
     from .behaviour import LOGPROB_LABELS
 
@@ -129,6 +121,8 @@ def _pact_uses(config: dict) -> Iterable[ScoringUse]:
                              tuple(LOGPROB_LABELS))
 
 
+plan = _pact
+scoring_uses = _pact_uses
 scoring_problems = no_scoring_problems
 external_inputs = no_external_inputs
 input_active = every_input_active

@@ -2,8 +2,8 @@
 
 Planning (``plan``), the parse-time check of option scoring (``scoring_uses``,
 ``scoring_problems``), external inputs and stand-ins for preflight and the rehearsal
-(``STAND_INS``, ``external_inputs``, ``input_active``), hub folders (``hub_folders``) and the
-real-data tables of ``rules/personas/real_data.smk`` (``REAL_DATA_TABLES``).
+(``STAND_INS``, ``external_inputs``, ``input_active``, ``model_inputs``), hub folders
+(``hub_folders``) and the real-data tables of ``rules/personas/real_data.smk`` (``REAL_DATA_TABLES``).
 """
 
 from __future__ import annotations
@@ -24,10 +24,6 @@ STAND_INS = [
      "personas.human.source synthetic: rule personas_demo_johnson writes SYNTHETIC Johnson-layout files"),
 ]
 REAL_DATA_TABLES = ("results/personas/real_data/release_counts.tsv",)
-
-
-def plan(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
-    return _personas(cfg, sizes, tk)
 
 
 def _instrument_rows(cfg: dict, name: str, sizes: dict) -> tuple[int, str]:
@@ -134,10 +130,6 @@ def _personas(cfg: dict, sizes: dict, tk: Tokens) -> list[Work]:
     return work
 
 
-def scoring_uses(config: dict) -> Iterable[ScoringUse]:
-    return _personas_uses(config)
-
-
 def _personas_uses(config: dict) -> Iterable[ScoringUse]:
     from .evaluate import LABELS, mcs_mode, mcs_models
     from .generate import CHECK_LABELS
@@ -234,5 +226,7 @@ def input_active(key: str, config: dict) -> bool:
     return True
 
 
+plan = _personas
+scoring_uses = _personas_uses
 model_inputs = no_model_inputs
 hub_folders = no_hub_folders
