@@ -3,7 +3,7 @@
 Planning (``plan``), the parse-time check of option scoring (``scoring_uses``,
 ``scoring_problems``), external inputs and stand-ins for preflight and the rehearsal
 (``STAND_INS``, ``external_inputs``, ``input_active``, ``model_inputs``), hub folders
-(``hub_folders``) and the real-data tables of ``rules/monopolet/real_data.smk`` (``REAL_DATA_TABLES``).
+(``hub_folders``) and real-data tables (``REAL_DATA_TABLES``: none yet).
 """
 
 from __future__ import annotations
