@@ -53,6 +53,7 @@ from cultalign.models.types import model_specs
 from cultalign.models.families import check_model_families
 from cultalign.my_model import apply_my_model, card_skips
 from cultalign.scoring_check import check_scoring
+from cultalign.studies import check_studies
 
 # One run at a time executes jobs in this directory (Snakemake 9.27.1 drops every run's locks
 # when any run ends, and its own refusal advises --unlock, harmful during a live run).  Taken
@@ -73,6 +74,8 @@ SCHEMA = load_schema(Path(workflow.basedir) / "config" / "schema")
 coerce_cli_config(config, workflow.config_settings.config, SCHEMA)
 # Fails before any job runs, naming each bad key and what was expected.
 validate_config(config, SCHEMA)
+# every study under `studies` is registered (src/cultalign/studies.py), else fails naming it
+check_studies(config)
 # your own model (my_model, config/my-model.yaml) joins each study's model list before the checks
 MY_MODEL = apply_my_model(config, base=workflow.basedir)
 check_input_files(config, SCHEMA, base=workflow.basedir)
@@ -362,17 +365,13 @@ def model_package(wildcards):
 
 def hub_folders():
     """{folder name under resources/models: {hub_id, revision}} that rule download_model_hub
-    makes: `models` with source hub, and the sentence encoders (monopolet.embeddings,
-    monopolet.topics.encoder) when they name a hub_id."""
+    makes: `models` with source hub, and the folders each registered study's `hub_folders`
+    hook names (cultalign.studies; e.g. monopolet's sentence encoders)."""
+    from cultalign.studies import all_studies
+
     out = {n: m for n, m in MODELS.items() if m.get("source") == "hub"}
-    mono = config.get("monopolet", {})
-    for emb in (
-        mono.get("embeddings") or {},
-        (mono.get("topics") or {}).get("encoder") or {},
-    ):
-        path = emb.get("path") or ""
-        if emb.get("hub_id") and path.startswith("resources/models/"):
-            out[path.removeprefix("resources/models/")] = emb
+    for study in all_studies().values():
+        out.update(study.hub_folders(config))
     return {
         n: {"hub_id": m["hub_id"], "revision": m.get("revision")}
         for n, m in out.items()
@@ -385,6 +384,39 @@ def model_hub_id(wildcards):
 
 def model_revision(wildcards):
     return hub_folders()[wildcards.model]["revision"]
+
+
+def config_at(key):
+    value = config
+    for part in key.split("."):
+        value = (value or {}).get(part)
+    return value
+
+
+def real_data_input(key):
+    """Input function: the file or folder a real-data config key names; unset fails naming the key."""
+
+    def fn(wildcards):
+        from snakemake.exceptions import WorkflowError
+
+        value = config_at(key)
+        if not value:
+            raise WorkflowError(
+                f"config key '{key}' is not set: the real-data claims need it "
+                "(config/real-data.yaml sets it to ../shared/data/...)"
+            )
+        return value
+
+    fn.__name__ = f"real_data_{key.replace('.', '_')}"
+    return fn
+
+
+def study_sections():
+    """Params {study: conf(study)} of each registered study (cultalign.studies), in registry
+    order, for the planning jobs, which read every study's config section."""
+    from cultalign.studies import registered
+
+    return {study: conf(study) for study in registered()}
 
 
 def regex_of(names):

@@ -17,12 +17,10 @@ rule planning_gpu_hours:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
+        **study_sections(),
         studies=conf("studies"),
         models=conf("models"),
         default_model=default_model(),
         planning=conf("planning"),
-        pact=conf("pact"),
-        personas=conf("personas"),
-        monopolet=conf("monopolet"),
     script:
         "../scripts/planning/gpu_hours.py"

@@ -20,9 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL_CONFIG = "tests/config/small.yaml"
 
 
-def snakemake(work: Path, *args: str, timeout: float = 3000) -> subprocess.CompletedProcess:
-    """``snakemake <args>`` in ``work``; output captured as text."""
-    return subprocess.run(SMK + list(args), cwd=work, capture_output=True, text=True, timeout=timeout)
+def snakemake(work: Path, *args: str, timeout: float = 3000, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``snakemake <args>`` in ``work`` (in environment ``env``, else this process's); output captured as text."""
+    return subprocess.run(SMK + list(args), cwd=work, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @dataclass
@@ -36,9 +36,9 @@ _RULE = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):\s*$")
 _FIELD = re.compile(r"^\s+(\w+): (.*)$")
 
 
-def planned_jobs(work: Path, *args: str, timeout: float = 600) -> list[PlannedJob]:
+def planned_jobs(work: Path, *args: str, timeout: float = 600, env: dict | None = None) -> list[PlannedJob]:
     """The jobs ``snakemake -n <args>`` would run, each with its rule, wildcards and reasons."""
-    out = snakemake(work, "-n", "--cores", "1", *args, timeout=timeout)
+    out = snakemake(work, "-n", "--cores", "1", *args, timeout=timeout, env=env)
     if out.returncode != 0:
         raise AssertionError(f"dry run failed:\n{out.stderr[-4000:]}")
     jobs: list[PlannedJob] = []

@@ -78,14 +78,12 @@ rule my_model_gpu_hours:
         mem_mb=attempt_scaled(2000),
         runtime=attempt_scaled(10),
     params:
+        **study_sections(),
         model=MY_MODEL,
         skips=MY_MODEL_SKIPS,
         studies=conf("studies"),
         models=conf("models"),
         default_model=default_model(),
         planning=conf("planning"),
-        pact=conf("pact"),
-        personas=conf("personas"),
-        monopolet=conf("monopolet"),
     script:
         "../../scripts/planning/my_model_gpu_hours.py"

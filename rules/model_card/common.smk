@@ -5,9 +5,10 @@
 from cultalign.model_card import figure_names
 from cultalign.my_model import ROLE_LISTS
 
-# {study: why the card leaves it out}; the studies it runs
+# {study: why the card leaves it out}; the studies it runs (of those the card has measures for,
+# cultalign.my_model.ROLE_LISTS: a study added to the registry joins the card there)
 MY_MODEL_SKIPS = card_skips(config, MY_MODEL, base=workflow.basedir)
-MY_MODEL_STUDIES = [s for s in STUDIES if s not in MY_MODEL_SKIPS]
+MY_MODEL_STUDIES = [s for s in STUDIES if s in ROLE_LISTS and s not in MY_MODEL_SKIPS]
 MY_MODEL_DIR = f"results/model_card/{MY_MODEL}"
 MY_MODEL_FIGURES = figure_names(MY_MODEL_STUDIES)
 # the card's page, which the default target builds (the default model's card in the embedded default)

@@ -425,3 +425,17 @@ PERSONAS_AUDITS = (
     if PERSONAS_CFG["release"]["path"]
     else []
 )
+
+
+def real_data_personas_release(wildcards):
+    """Input function: the CulturalPersonas release files the counts read (every configured country,
+    the norms JSON, the baselines), downloaded or in a local copy (rules/personas/common.smk).
+    """
+    from cultalign.personas.release import RELEASE_BASELINES
+
+    real_data_input("personas.release.path")(wildcards)  # unset: fails naming the key
+    return personas_release_paths(
+        personas_country_codes(PERSONAS_CFG["countries"]),
+        True,
+        [*RELEASE_BASELINES, "datasets/baselines/big5chat.csv"],
+    )

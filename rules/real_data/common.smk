@@ -1,43 +1,5 @@
-# Real-data claims: config shortcuts and input functions (rules in main.smk).
-
-
-def real_data_input(key):
-    """Input function: the file or folder a real-data config key names; unset fails naming the key."""
-
-    def fn(wildcards):
-        from snakemake.exceptions import WorkflowError
-
-        value = config_at(key)
-        if not value:
-            raise WorkflowError(
-                f"config key '{key}' is not set: the real-data claims need it "
-                "(config/real-data.yaml sets it to ../shared/data/...)"
-            )
-        return value
-
-    fn.__name__ = f"real_data_{key.replace('.', '_')}"
-    return fn
-
-
-def real_data_personas_release(wildcards):
-    """Input function: the CulturalPersonas release files the counts read (every configured country,
-    the norms JSON, the baselines), downloaded or in a local copy (rules/personas/common.smk).
-    """
-    from cultalign.personas.release import RELEASE_BASELINES
-
-    real_data_input("personas.release.path")(wildcards)  # unset: fails naming the key
-    return personas_release_paths(
-        personas_country_codes(PERSONAS_CFG["countries"]),
-        True,
-        [*RELEASE_BASELINES, "datasets/baselines/big5chat.csv"],
-    )
-
-
-def config_at(key):
-    value = config
-    for part in key.split("."):
-        value = (value or {}).get(part)
-    return value
+# Real-data claims: input functions of rule real_data_claims (rules in main.smk; the real-data
+# tables are made by rules/<study>/real_data.smk, real_data_input in rules/common.smk).
 
 
 def claim_needs_set(wildcards):

@@ -1,102 +1,10 @@
-# Real-data claims: model-free tables from the real inputs named by config `real_data.*` and
-# `personas.release.path` (config/real-data.yaml points them at ../shared/data), and the claims
-# that read them.  Target: results/real_data/claims.csv (rule real_data_claims).  Logic:
-# src/cultalign/real_data.py.
+# Real-data claims: the claims that read the model-free tables each study's real-data rules
+# (rules/<study>/real_data.smk) make from the real inputs named by config `real_data.*` and
+# `personas.release.path` (config/real-data.yaml points them at ../shared/data).  Target:
+# results/real_data/claims.csv (rule real_data_claims).
 
 
 include: "common.smk"
-
-
-rule real_data_normad:
-    """NormAd-ETI size and gold labels from its per-country label table, and the PACT expansion of its scenarios."""
-    input:
-        table=real_data_input("real_data.normad_labels"),
-    output:
-        "results/pact/real_data/normad_labels.tsv",
-    log:
-        "logs/real_data/normad.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(1000),
-        runtime=attempt_scaled(5),
-    script:
-        "../../scripts/real_data/normad.py"
-
-
-rule real_data_pact_site:
-    """The PACT authors' released figure data as a long table, with the derived numbers the paper's prose states."""
-    input:
-        data=real_data_input("real_data.pact_site_data"),
-    output:
-        "results/pact/real_data/site_data.tsv",
-    log:
-        "logs/real_data/pact_site.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(1000),
-        runtime=attempt_scaled(5),
-    script:
-        "../../scripts/real_data/pact_site.py"
-
-
-rule real_data_personas_release:
-    """Counts of the CulturalPersonas release: questions, scenarios, norms, baseline items per trait (Table 5)."""
-    input:
-        release=real_data_personas_release,
-    output:
-        "results/personas/real_data/release_counts.tsv",
-    log:
-        "logs/real_data/personas_release.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(2000),
-        runtime=attempt_scaled(10),
-    params:
-        countries=conf("personas.countries"),
-    script:
-        "../../scripts/real_data/personas_release.py"
-
-
-rule real_data_ipip_items:
-    """Items per Big Five domain of independent copies of the IPIP-NEO-120 and -300 item lists (Table 5)."""
-    input:
-        folder=real_data_input("real_data.ipip_items"),
-    output:
-        "results/personas/real_data/ipip_item_counts.tsv",
-    log:
-        "logs/real_data/ipip_items.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(1000),
-        runtime=attempt_scaled(5),
-    script:
-        "../../scripts/real_data/ipip_items.py"
-
-
-rule real_data_personas_repro:
-    """The number of Japan ground-truth rows the KS statistics of a public CulturalPersonas reproduction imply."""
-    input:
-        folder=real_data_input("real_data.culturalpersonas_repro"),
-    output:
-        "results/personas/real_data/repro_japan.tsv",
-    log:
-        "logs/real_data/personas_repro.log",
-    localrule: True
-    conda:
-        "../../envs/stats.yaml"
-    resources:
-        mem_mb=attempt_scaled(1000),
-        runtime=attempt_scaled(5),
-    script:
-        "../../scripts/real_data/personas_repro.py"
 
 
 rule real_data_claims:

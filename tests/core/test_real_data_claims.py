@@ -10,13 +10,8 @@ import pandas as pd
 import pytest
 
 from cultalign.core.inputs import InputError
-from cultalign.real_data import (
-    IPIP_LISTS,
-    ipip_item_counts,
-    normad_label_counts,
-    pact_site_data,
-    repro_ks_denominator,
-)
+from cultalign.pact.real_data import normad_label_counts, pact_site_data
+from cultalign.personas.real_data import IPIP_LISTS, ipip_item_counts, repro_ks_denominator
 
 ROOT = Path(__file__).resolve().parents[2]
 

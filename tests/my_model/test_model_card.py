@@ -45,7 +45,7 @@ def figure_data():
     """The PACT authors' released figure data as the rule real_data_pact_site tables it."""
     if not SITE_JSON.is_file():
         pytest.skip(f"the PACT authors' figure data are not at {SITE_JSON}")
-    from cultalign.real_data import pact_site_data
+    from cultalign.pact.real_data import pact_site_data
 
     return {SITE_TABLE: pact_site_data(SITE_JSON)}
 

@@ -3,7 +3,8 @@
 Snakemake reruns a ``script:`` rule when the script file changes, but not when
 a package module the script imports changes.  ``code_hash(script)`` hashes
 every module of this package that the script reaches through its imports (the
-transitive closure, lazy imports inside functions included, package
+transitive closure, lazy imports inside functions included, modules named
+by a string literal such as ``"cultalign.pact.study"`` included, package
 ``__init__`` files included) together with the data folders those modules
 name (``prompts/``, ``lexicons/``: a string literal naming a subfolder of the
 module's folder that is not itself a package).  ``rules/common.smk`` adds it
@@ -69,6 +70,9 @@ def _parse(path: Path) -> tuple[frozenset[str], frozenset[Path]]:
             names.update(f"{mod}.{a.name}" for a in node.names)  # `from pkg import module`
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 64:
             literals.add(node.value)
+    # a string literal that names a package module is an import too (the registry of studies,
+    # cultalign.studies, imports each study's module by its name)
+    names.update(lit for lit in literals if lit.startswith(PACKAGE + ".") and " " not in lit)
     mods = frozenset(n for n in names if (n == PACKAGE or n.startswith(PACKAGE + ".")) and _module_file(n))
     data: set[Path] = set()
     folder = path.parent

@@ -1,5 +1,5 @@
 from cultalign.core.job import Job
-from cultalign.real_data import pact_site_data
+from cultalign.pact.real_data import pact_site_data
 
 job = Job(snakemake)
 table = pact_site_data(job.input.data)

@@ -1,6 +1,6 @@
 from cultalign.core.job import Job
 from cultalign.personas.release import release_root
-from cultalign.real_data import personas_release_counts
+from cultalign.personas.real_data import personas_release_counts
 
 job = Job(snakemake)
 release = release_root(job.input.release)

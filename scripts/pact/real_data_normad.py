@@ -1,5 +1,5 @@
 from cultalign.core.job import Job
-from cultalign.real_data import normad_label_counts
+from cultalign.pact.real_data import normad_label_counts
 
 job = Job(snakemake)
 table = normad_label_counts(job.input.table)

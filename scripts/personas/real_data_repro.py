@@ -1,5 +1,5 @@
 from cultalign.core.job import Job
-from cultalign.real_data import repro_ks_denominator
+from cultalign.personas.real_data import repro_ks_denominator
 
 job = Job(snakemake)
 table = repro_ks_denominator(job.input.folder)

@@ -1,5 +1,5 @@
 from cultalign.core.job import Job
-from cultalign.real_data import ipip_item_counts
+from cultalign.personas.real_data import ipip_item_counts
 
 job = Job(snakemake)
 table = ipip_item_counts(job.input.folder)
