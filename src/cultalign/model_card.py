@@ -283,7 +283,10 @@ def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str],
            "<p>The model's value of each headline measure of the three studies, next to every paper model's "
            "<span class=\"published\">published</span> value (config/claims.yaml; read, never recomputed).</p>",
            "<table><tr><th>key</th><th>value</th></tr>"]
-    for k in ("backend", "source", "hub_id", "revision", "scoring", "family", "kind"):
+    # the weights folder where it is the user's own (source: local), not a download's target
+    shown = ("backend", "source", *(("path",) if spec.get("source") == "local" else ()), "hub_id", "revision",
+             "scoring", "family", "kind")
+    for k in shown:
         if spec.get(k) is not None:
             out.append(f"<tr><td>{esc(k)}</td><td>{esc(str(spec[k]))}</td></tr>")
     out.append("</table>")

@@ -101,6 +101,10 @@ def test_figures_and_page(tmp_path, figure_data):
     assert "0.21 to 0.39" in page  # the model's CI
     assert "published" in page and "pact.allow_rate_gpt" in page
     assert "No published value of this measure" in page  # W, KS, SAA-like measures without claims
+    assert "<td>path</td>" not in page  # a download's target is not the user's
+    local = card_html("mine", {"backend": "transformers", "source": "local", "path": "resources/models/mine"}, rows,
+                      skips, ["pact", "personas"], figs, INPUTS)
+    assert "<tr><td>path</td><td>resources/models/mine</td></tr>" in local  # the weights that ran
 
 
 def test_monopolet_agreement_with_bootstrap_interval(tmp_path):
