@@ -102,6 +102,10 @@ def test_figures_and_page(tmp_path, figure_data):
     assert "published" in page and "pact.allow_rate_gpt" in page
     assert "No published value of this measure" in page  # W, KS, SAA-like measures without claims
     assert "<td>path</td>" not in page  # a download's target is not the user's
+    undefined = rows.copy()
+    undefined.loc[undefined["source"] == "this run", "value"] = float("nan")
+    blank = card_html("mine", {}, undefined, skips, ["pact", "personas"], figs, INPUTS)
+    assert "<td>this run</td><td>not defined</td>" in blank  # never an empty cell
     local = card_html("mine", {"backend": "transformers", "source": "local", "path": "resources/models/mine"}, rows,
                       skips, ["pact", "personas"], figs, INPUTS)
     assert "<tr><td>path</td><td>resources/models/mine</td></tr>" in local  # the weights that ran
