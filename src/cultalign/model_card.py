@@ -274,8 +274,10 @@ NOT_DEFINED = "not defined"
 
 
 def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str], studies: list[str],
-              figures: dict[str, str | Path], inputs: dict[str, str]) -> str:
-    """The card as one self-contained HTML page (figures embedded)."""
+              figures: dict[str, str | Path], inputs: dict[str, str], embed: bool = True) -> str:
+    """The card as one self-contained HTML page (figures embedded).  ``embed=False``: the page the report
+    shows, each figure named instead (its own entry in the report's section; a report shows an HTML entry
+    from a data URI, which a browser loads up to 2 MiB, less than the card with its figures)."""
     esc = html.escape
     out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>Model card: {esc(model)}</title>",
@@ -324,7 +326,10 @@ def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str],
                                f"<td>{esc(r.claim)}</td><td>{esc(r.place)}</td></tr>")
                 out.append("</table>")
             fig = figures.get(m.name)
-            if fig and Path(fig).exists():
+            if fig and not embed:
+                out.append(f"<p class=\"figure\">Figure: the entry &quot;{esc(m.name)}: {esc(model)} vs the papers' "
+                           "models&quot; of this section.</p>")
+            elif fig and Path(fig).exists():
                 data = base64.b64encode(Path(fig).read_bytes()).decode("ascii")
                 out.append(f"<p><img alt=\"{esc(m.label)}\" src=\"data:image/png;base64,{data}\"></p>")
     out.append("</body></html>")

@@ -227,7 +227,8 @@ def test_rule_script_writes_the_card(tmp_path, restore_streams):
                                      ("pact_responses", responses)])
     fake.output = _named(OutputFiles, [*((f, str(out / f"{f}.png")) for f in figures),
                                        ("table", str(out / "card.tsv")), ("table_page", str(out / "card.html")),
-                                       ("card", str(out / "model_card.html"))])
+                                       ("card", str(out / "model_card.html")),
+                                       ("report_page", str(out / "model_card_report.html"))])
     runpy.run_path(str(ROOT / "scripts" / "report" / "model_card.py"), init_globals={"snakemake": fake})
     rows = pd.read_csv(out / "card.tsv", sep="\t")
     assert set(rows["study"]) == {"pact"}
@@ -235,4 +236,8 @@ def test_rule_script_writes_the_card(tmp_path, restore_streams):
     page = (out / "model_card.html").read_text()
     assert "Skipped: not in my_model.studies" in page and "Skipped: no episodes" in page
     assert page.count("data:image/png;base64,") == len(figures) == 5
+    # the report's page: the same card with each figure named (a data URI under a browser's 2 MiB)
+    report = (out / "model_card_report.html").read_text()
+    assert "data:image" not in report and report.count('<p class="figure">Figure: the entry') == len(figures)
+    assert report.replace("\n", "").count("<tr") == page.replace("\n", "").count("<tr")
     assert all((out / f"{f}.png").stat().st_size > 1000 for f in figures)
