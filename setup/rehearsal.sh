@@ -9,6 +9,11 @@
 #   bash setup/rehearsal.sh --ci            # CI's cut: every rule, one model per role and kind
 #   bash setup/rehearsal.sh pact_figures    # one target group
 #
+# Without extra arguments, once the paper DAG is done, a second pass adds one model through
+# the my-model path (config/my-model.yaml with the stand-in of config/rehearsal-my-model.yaml)
+# and builds its card: `snakemake model_card`, which runs that model's jobs only, through
+# SLURM as well (REHEARSAL_MY_MODEL=0 leaves the pass out).
+#
 # REHEARSAL_NO_SETUP=1 skips the installs (the test in tests/test_rehearsal.py
 # runs it in a copy of the checkout whose venvs are links to the checkout's).
 #
@@ -100,6 +105,19 @@ rc=0
 # the vLLM stand-in jobs run their engine in the worker's own process (config/rehearsal.yaml)
 VLLM_ENABLE_V1_MULTIPROCESSING=0 .venv/bin/snakemake --keep-going "$@" --profile tests/slurm/profile --configfile "${CONFIGS[@]}" || rc=$?
 echo "[rehearsal] snakemake ended (exit $rc) after $(( SECONDS - t0 )) s; what it ran:"
-PYTHONPATH=src .venv/bin/python -m cultalign.runlog "$(ls -t .snakemake/log/*.snakemake.log | head -1)" \
-  --configfile "${CONFIGS[@]}" || true
+LOG=$(ls -t .snakemake/log/*.snakemake.log | head -1)
+echo "[rehearsal] paper DAG log: $LOG"
+PYTHONPATH=src .venv/bin/python -m cultalign.runlog "$LOG" --configfile "${CONFIGS[@]}" || true
+
+# a model added after the paper run (the my-model path): its jobs only, and its card
+if [ "$rc" = 0 ] && [ $# = 0 ] && [ "${REHEARSAL_MY_MODEL:-1}" = 1 ]; then
+  MINE=("${CONFIGS[@]}" config/my-model.yaml config/rehearsal-my-model.yaml)
+  t0=$SECONDS
+  VLLM_ENABLE_V1_MULTIPROCESSING=0 .venv/bin/snakemake --keep-going model_card --profile tests/slurm/profile \
+    --configfile "${MINE[@]}" || rc=$?
+  echo "[rehearsal] my-model pass ended (exit $rc) after $(( SECONDS - t0 )) s; what it ran:"
+  LOG=$(ls -t .snakemake/log/*.snakemake.log | head -1)
+  echo "[rehearsal] my-model log: $LOG"
+  PYTHONPATH=src .venv/bin/python -m cultalign.runlog "$LOG" --configfile "${MINE[@]}" || true
+fi
 exit "$rc"

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from cultalign.runlog import parse_log, summary
+from pathlib import Path
+
+from cultalign.runlog import main, parse_log, summary
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # Lines as Snakemake 9.27 with the SLURM executor writes them (shape taken from a rehearsal log).
 LOG = """\
@@ -20,6 +24,8 @@ localrule monopolet_gather_sections:
 Finished jobid: 9 (Rule: monopolet_gather_sections)
 rule pact_construct:
     jobid: 47
+    reason: Missing output files: results/pact/construct/normad.tsv
+    wildcards: source=normad
 Job 47 has been submitted with SLURM jobid 110 (log: x/110.log).
 rule pact_expand:
     jobid: 48
@@ -37,6 +43,7 @@ def test_parse_log_jobs_sbatch_and_failures():
     assert run.jobs[1].slurm_id == 108 and run.jobs[1].finished
     assert run.jobs[9].local and run.jobs[9].slurm_id is None
     assert not run.jobs[47].finished
+    assert run.jobs[47].wildcards == "source=normad" and run.jobs[1].wildcards == ""
     assert run.rules_run() == {"smoke_generate", "monopolet_gather_sections"}
     assert run.failed_rules == ["pact_construct"]
     assert run.wall_s == 60
@@ -47,3 +54,12 @@ def test_parse_log_jobs_sbatch_and_failures():
     assert "jobs finished: 2 of 4 started; through sbatch: 2; rules run: 2; wall time: 60 s" in text
     assert "failed: pact_construct" in text and "ran without sbatch: pact_expand" in text
 
+
+
+def test_stand_ins_name_the_added_model(capsys, monkeypatch):
+    """The summary's stand-ins of a run with an added model (my_model.name) list it in each study's role."""
+    monkeypatch.chdir(ROOT)
+    assert main(["/dev/null", "--configfile", "config/my-model.yaml"]) == 0
+    out = capsys.readouterr().out
+    assert "pact.models[1]: my-model <- vllm: resources/models/my-model" in out
+    assert "monopolet.answer_models[1]: my-model <- vllm: resources/models/my-model" in out

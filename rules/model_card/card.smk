@@ -28,8 +28,10 @@ rule model_card:
             paper="All three papers",
             shows=f"Headline measures of {MY_MODEL} and the published values",
         ),
-        card=paper_report(
-            MY_MODEL_CARD,
+        card=MY_MODEL_CARD,
+        # the report's entry of the card: its figures named, not embedded (report/model_card.rst)
+        report_page=paper_report(
+            f"{MY_MODEL_DIR}/model_card_report.html",
             caption="../../report/model_card.rst",
             category="Model card",
             section=f"{MY_MODEL}",

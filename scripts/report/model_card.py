@@ -44,4 +44,8 @@ page = card_html(model, dict(p.spec), rows, dict(p.skips), list(p.studies), figu
 with open(job.output.card, "w", encoding="utf-8") as f:
     f.write(page)
 job.sidecar(job.output.card)
+# the report's entry: the card with its figures named (each is an entry of the section)
+with open(job.output.report_page, "w", encoding="utf-8") as f:
+    f.write(card_html(model, dict(p.spec), rows, dict(p.skips), list(p.studies), figures, inputs, embed=False))
+job.sidecar(job.output.report_page)
 job.log.info("model card of %s: %s; skipped: %s", model, counts, dict(p.skips))

@@ -269,9 +269,15 @@ def _fmt(v: float) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.4g}"
 
 
+# what the card's table shows for a value the measure's statistic does not give on the model's outputs
+NOT_DEFINED = "not defined"
+
+
 def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str], studies: list[str],
-              figures: dict[str, str | Path], inputs: dict[str, str]) -> str:
-    """The card as one self-contained HTML page (figures embedded)."""
+              figures: dict[str, str | Path], inputs: dict[str, str], embed: bool = True) -> str:
+    """The card as one self-contained HTML page (figures embedded).  ``embed=False``: the page the report
+    shows, each figure named instead (its own entry in the report's section; a report shows an HTML entry
+    from a data URI, which a browser loads up to 2 MiB, less than the card with its figures)."""
     esc = html.escape
     out = ["<!DOCTYPE html>", "<html lang=\"en\"><head><meta charset=\"utf-8\">",
            f"<title>Model card: {esc(model)}</title>",
@@ -281,9 +287,14 @@ def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str],
            ".skipped{color:#8a1c00}img{max-width:100%}</style></head><body>",
            f"<h1>Model card: {esc(model)}</h1>",
            "<p>The model's value of each headline measure of the three studies, next to every paper model's "
-           "<span class=\"published\">published</span> value (config/claims.yaml; read, never recomputed).</p>",
+           "<span class=\"published\">published</span> value (config/claims.yaml; read, never recomputed). "
+           f"A value &quot;{NOT_DEFINED}&quot; is one the measure's statistic does not give on these outputs (a "
+           "correlation of answers that do not vary, say).</p>",
            "<table><tr><th>key</th><th>value</th></tr>"]
-    for k in ("backend", "source", "hub_id", "revision", "scoring", "family", "kind"):
+    # the weights folder where it is the user's own (source: local), not a download's target
+    shown = ("backend", "source", *(("path",) if spec.get("source") == "local" else ()), "hub_id", "revision",
+             "scoring", "family", "kind")
+    for k in shown:
         if spec.get(k) is not None:
             out.append(f"<tr><td>{esc(k)}</td><td>{esc(str(spec[k]))}</td></tr>")
     out.append("</table>")
@@ -311,11 +322,14 @@ def card_html(model: str, spec: dict, rows: pd.DataFrame, skips: dict[str, str],
                     cls = " class=\"published\"" if r.source == SOURCE_PUBLISHED else ""
                     ci = "" if math.isnan(r.ci_low) else f"{_fmt(r.ci_low)} to {_fmt(r.ci_high)}"
                     out.append(f"<tr{cls}><td>{esc(r.key)}</td><td>{esc(r.model)}</td><td>{esc(r.source)}</td>"
-                               f"<td>{_fmt(r.value)}</td><td>{ci}</td><td>{esc(r.unit)}</td><td>{esc(r.claim)}</td>"
-                               f"<td>{esc(r.place)}</td></tr>")
+                               f"<td>{_fmt(r.value) or NOT_DEFINED}</td><td>{ci}</td><td>{esc(r.unit)}</td>"
+                               f"<td>{esc(r.claim)}</td><td>{esc(r.place)}</td></tr>")
                 out.append("</table>")
             fig = figures.get(m.name)
-            if fig and Path(fig).exists():
+            if fig and not embed:
+                out.append(f"<p class=\"figure\">Figure: the entry &quot;{esc(m.name)}: {esc(model)} vs the papers' "
+                           "models&quot; of this section.</p>")
+            elif fig and Path(fig).exists():
                 data = base64.b64encode(Path(fig).read_bytes()).decode("ascii")
                 out.append(f"<p><img alt=\"{esc(m.label)}\" src=\"data:image/png;base64,{data}\"></p>")
     out.append("</body></html>")

@@ -30,6 +30,7 @@ from pathlib import Path
 
 _START = re.compile(r"^(local)?(?:rule|checkpoint) (\w+):\s*$")
 _JOBID = re.compile(r"^\s+jobid: (\d+)\s*$")
+_WILDCARDS = re.compile(r"^\s+wildcards: (.*?)\s*$")
 _SUBMIT = re.compile(r"^Job (\d+) has been submitted with SLURM jobid (\d+)")
 _FINISH = re.compile(r"^Finished jobid: (\d+) \(Rule: (\w+)\)")
 _ERROR = re.compile(r"^Error in rule (\w+):")
@@ -43,6 +44,7 @@ class JobRecord:
     local: bool
     slurm_id: int | None = None
     finished: bool = False
+    wildcards: str = ""  # as the job block writes them ("model=x, shard=000"); "" without wildcards
 
 
 @dataclass
@@ -77,17 +79,20 @@ class RunLog:
 def parse_log(text: str) -> RunLog:
     run = RunLog()
     pending: tuple[str, bool] | None = None  # the rule of the job block being read
+    current: JobRecord | None = None  # the job of that block, once its jobid is read
     for line in text.splitlines():
         if m := _STAMP.match(line):
             t = datetime.strptime(" ".join(m.group(1).split()), "%a %b %d %H:%M:%S %Y")
             run.first = run.first or t
             run.last = t
         elif m := _START.match(line):
-            pending = (m.group(2), bool(m.group(1)))
+            pending, current = (m.group(2), bool(m.group(1))), None
         elif (m := _JOBID.match(line)) and pending:
             jobid = int(m.group(1))
-            run.jobs.setdefault(jobid, JobRecord(jobid, pending[0], pending[1]))
+            current = run.jobs.setdefault(jobid, JobRecord(jobid, pending[0], pending[1]))
             pending = None
+        elif (m := _WILDCARDS.match(line)) and current:
+            current.wildcards = m.group(1)
         elif m := _SUBMIT.match(line):
             job = run.jobs.get(int(m.group(1)))
             if job:
@@ -140,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.configfile:
         from cultalign.config import load_config, load_schema
 
+        from cultalign.my_model import apply_my_model
+
         cfg = load_config("config/config.yaml", *args.configfile)
+        apply_my_model(cfg, base=".")  # an added model (my_model.name) in the studies' lists, as the workflow has it
         print("stand-ins by model role:")
         for key, name, served in stand_ins(cfg, load_schema()):
             print(f"  {key}: {name} <- {served}")

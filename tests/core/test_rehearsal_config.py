@@ -9,6 +9,7 @@ every rule of the paper DAG except those that need the network.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,31 @@ def test_rehearsal_dag_has_every_paper_rule_but_the_network_ones(tmp_path, cut):
     assert NETWORK_RULES <= paper
     print(f"\n[rehearsal] {len(rehearsal_jobs)} jobs, {len(rehearsal)} rules; paper DAG {len(paper)} rules; "
           f"only in the rehearsal: {sorted(rehearsal - paper)}")
+
+
+# The rehearsal's second pass (setup/rehearsal.sh): a model added through the my-model path
+MY_MODEL = ("config/my-model.yaml", "config/rehearsal-my-model.yaml")
+
+
+def test_my_model_pass_adds_the_stand_in_to_every_study():
+    """setup/rehearsal.sh's second pass layers the template and its stand-in on the rehearsal's configs and
+    builds model_card; the stand-in joins each study's model list, with the weights the rehearsal prepares."""
+    from cultalign.my_model import apply_my_model, card_skips
+
+    script = (ROOT / "setup" / "rehearsal.sh").read_text()
+    assert 'MINE=("${CONFIGS[@]}" ' + " ".join(MY_MODEL) + ")" in script
+    assert re.search(r"snakemake --keep-going model_card --profile tests/slurm/profile \\\n\s+--configfile \"\$\{MINE",
+                     script)
+    for cut in ((), CI_CUT):
+        cfg = load_config(ROOT / "config" / "config.yaml", *(ROOT / c for c in CONFIGS + cut + MY_MODEL))
+        assert card_skips(cfg) == {}
+        assert apply_my_model(cfg) == "my-model"
+        assert "my-model" in cfg["pact"]["models"] and "my-model" in cfg["personas"]["models"]
+        assert "my-model" in cfg["monopolet"]["answer_models"]
+        # the roles that default to the first model of a list keep theirs
+        assert cfg["pact"]["models"][0] != "my-model"
+        mine, standin = cfg["models"]["my-model"], cfg["models"]["llama-3.1-8b-instruct"]
+        assert mine["backend"] == "transformers" and mine["source"] == "local"
+        assert (mine["path"], mine["hub_id"], mine["revision"]) == (
+            standin["path"], standin["hub_id"], standin["revision"])  # prepared before the paper DAG runs
+        assert mine["threads"] <= cfg["resources"]["cpus"]

@@ -101,6 +101,14 @@ def test_figures_and_page(tmp_path, figure_data):
     assert "0.21 to 0.39" in page  # the model's CI
     assert "published" in page and "pact.allow_rate_gpt" in page
     assert "No published value of this measure" in page  # W, KS, SAA-like measures without claims
+    assert "<td>path</td>" not in page  # a download's target is not the user's
+    undefined = rows.copy()
+    undefined.loc[undefined["source"] == "this run", "value"] = float("nan")
+    blank = card_html("mine", {}, undefined, skips, ["pact", "personas"], figs, INPUTS)
+    assert "<td>this run</td><td>not defined</td>" in blank  # never an empty cell
+    local = card_html("mine", {"backend": "transformers", "source": "local", "path": "resources/models/mine"}, rows,
+                      skips, ["pact", "personas"], figs, INPUTS)
+    assert "<tr><td>path</td><td>resources/models/mine</td></tr>" in local  # the weights that ran
 
 
 def test_monopolet_agreement_with_bootstrap_interval(tmp_path):
@@ -219,7 +227,8 @@ def test_rule_script_writes_the_card(tmp_path, restore_streams):
                                      ("pact_responses", responses)])
     fake.output = _named(OutputFiles, [*((f, str(out / f"{f}.png")) for f in figures),
                                        ("table", str(out / "card.tsv")), ("table_page", str(out / "card.html")),
-                                       ("card", str(out / "model_card.html"))])
+                                       ("card", str(out / "model_card.html")),
+                                       ("report_page", str(out / "model_card_report.html"))])
     runpy.run_path(str(ROOT / "scripts" / "report" / "model_card.py"), init_globals={"snakemake": fake})
     rows = pd.read_csv(out / "card.tsv", sep="\t")
     assert set(rows["study"]) == {"pact"}
@@ -227,4 +236,8 @@ def test_rule_script_writes_the_card(tmp_path, restore_streams):
     page = (out / "model_card.html").read_text()
     assert "Skipped: not in my_model.studies" in page and "Skipped: no episodes" in page
     assert page.count("data:image/png;base64,") == len(figures) == 5
+    # the report's page: the same card with each figure named (a data URI under a browser's 2 MiB)
+    report = (out / "model_card_report.html").read_text()
+    assert "data:image" not in report and report.count('<p class="figure">Figure: the entry') == len(figures)
+    assert report.replace("\n", "").count("<tr") == page.replace("\n", "").count("<tr")
     assert all((out / f"{f}.png").stat().st_size > 1000 for f in figures)

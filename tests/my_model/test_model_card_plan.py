@@ -48,3 +48,29 @@ def test_added_model_plans_only_its_own_jobs_and_a_second_only_its_own(tmp_path)
     assert all("mine-b" in j.wildcards for j in jobs if j.rule != "model_card")
     # the first model's card is still up to date
     assert planned_jobs(work, "model_card", "--configfile", first) == []
+
+
+def test_rehearsal_added_model_plans_only_its_own_jobs(tmp_path):
+    """The rehearsal's my-model pass (setup/rehearsal.sh, CI's cut): after the paper DAG, model_card with the
+    template and its stand-in plans the stand-in's jobs and the card only, and leaves the paper DAG done."""
+    from conftest import SHARED_DATA
+    from tests.core.test_rehearsal_config import CI_CUT, CONFIGS, MY_MODEL
+
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"the rehearsal reads real data from ../shared/data: not present at {SHARED_DATA}")
+    work = copy_worktree(tmp_path / "work")
+    (tmp_path / "shared").symlink_to(SHARED_DATA.parent)
+    paper = ("--configfile", *CONFIGS, *CI_CUT)
+    mark_done(work, *paper)  # the paper DAG's run, its default model's card included
+    assert planned_jobs(work, *paper) == []
+
+    mine = ("model_card", "--configfile", *CONFIGS, *CI_CUT, *MY_MODEL)
+    jobs = planned_jobs(work, *mine)
+    # the stand-in's weights are the folder the paper DAG's stand-ins use: made already
+    assert rules_of(jobs) == OWN_RULES - {"prepare_model_gguf"}, sorted(rules_of(jobs) ^ OWN_RULES)
+    assert all("my-model" in j.wildcards for j in jobs if j.rule != "model_card"), \
+        [(j.rule, j.wildcards) for j in jobs if "my-model" not in j.wildcards]
+    print(f"\n[rehearsal, CI cut] my-model pass: {len(jobs)} jobs")
+    mark_done(work, *mine)
+    assert planned_jobs(work, *mine) == []
+    assert planned_jobs(work, *paper) == []  # the paper DAG's results stay up to date
