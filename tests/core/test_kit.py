@@ -53,6 +53,23 @@ def test_code_files_follow_imports_lazy_ones_and_named_data_folders(fake_package
                    "cultalign/study/b.py", "cultalign/study/c.py", "cultalign/study/prompts/ask.txt"}
 
 
+def test_dots_in_a_string_name_no_data_folder(fake_package):
+    """A module whose strings hold "." or ".." (a regex, a text's dots) does not take the folder above
+    it, and so the whole source tree, into the code hash of every script that reaches it."""
+    (fake_package / "src" / "cultalign" / "top.py").write_text("SEP = '..'\nDOT = '.'\nUP = '...'\n")
+    script = fake_package / "scripts" / "uses_top.py"
+    script.write_text("import cultalign.top\n")
+    rel = {str(p.relative_to(fake_package / "src")) for p in codehash.code_files(script)}
+    assert rel == {"cultalign/__init__.py", "cultalign/top.py"}
+
+
+def test_every_script_hashes_package_files_only():
+    for s in sorted((ROOT / "scripts").rglob("*.py")):
+        for f in codehash.code_files(s):
+            assert f.resolve().is_relative_to(codehash.SRC.resolve() / "cultalign"), (s, f)
+            assert ".." not in f.parts, (s, f)
+
+
 def test_editing_a_module_changes_the_hash_of_the_scripts_that_reach_it_only(fake_package):
     a, d = fake_package / "scripts" / "uses_a.py", fake_package / "scripts" / "uses_d.py"
     before = codehash.code_hash(a), codehash.code_hash(d)

@@ -78,7 +78,9 @@ def _parse(path: Path) -> tuple[frozenset[str], frozenset[Path]]:
     folder = path.parent
     for lit in literals:
         d = folder / lit
-        if lit and "/" not in lit and d.is_dir() and not (d / "__init__.py").exists():
+        # a subfolder of the module's own folder by its name ("prompts"); "." and ".." (a regex's or
+        # a text's dots) name no data folder
+        if lit.strip(".") and "/" not in lit and d.is_dir() and not (d / "__init__.py").exists():
             data.update(p for p in d.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     return mods, frozenset(data)
 
