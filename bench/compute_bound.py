@@ -59,10 +59,11 @@ ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}},
                  "additionalProperties": False}
 
 
-def gemm_peak(threads: int = 2, repeats: int = 10) -> dict:
-    """GFLOP/s of float32 matmuls on ``threads`` threads (best of ``repeats``): large square and
-    prefill-shaped ones through torch's default kernel and oneDNN's linear (weights as stored, and
-    reordered for 16 rows), and the model's decode shape at 16 rows.  ``peak`` is the best large-matmul rate."""
+def gemm_peak(threads: int = 2, repeats: int = 10, dtype: str = "float32") -> dict:
+    """GFLOP/s of matmuls in ``dtype`` (float32 or bfloat16) on ``threads`` threads (best of ``repeats``):
+    large square and prefill-shaped ones through torch's default kernel and oneDNN's linear (weights as
+    stored, and reordered for 16 rows), and the model's decode shape at 16 rows.  ``peak`` is the best
+    large-matmul rate."""
     import torch
 
     torch.set_num_threads(threads)
@@ -74,7 +75,7 @@ def gemm_peak(threads: int = 2, repeats: int = 10) -> dict:
 
     rates = {}
     for m, k, n in ((2048, 2048, 2048), (4096, 576, 1536), (16, 576, 1536)):
-        a, w = torch.randn(m, k), torch.randn(n, k)
+        a, w = torch.randn(m, k, dtype=getattr(torch, dtype)), torch.randn(n, k, dtype=getattr(torch, dtype))
         with torch.inference_mode():
             rates[f"torch {m}x{k}x{n}"] = best(lambda: torch.nn.functional.linear(a, w), 2 * m * k * n)
             if onednn:
@@ -84,7 +85,7 @@ def gemm_peak(threads: int = 2, repeats: int = 10) -> dict:
                 wp = torch.ops.mkldnn._reorder_linear_weight(w, 16)
                 rates[f"onednn-packed {m}x{k}x{n}"] = best(lambda: op(a, wp, None, "none", [], ""), 2 * m * k * n)
     large = [v for key, v in rates.items() if not key.split()[1].startswith("16x")]
-    return {"threads": threads, "gflops": rates, "peak_gflops": max(large)}
+    return {"threads": threads, "dtype": dtype, "gflops": rates, "peak_gflops": max(large)}
 
 
 def _timed(fn) -> float:
@@ -201,6 +202,17 @@ def bound(sizes: dict, work: dict, peak_gflops: float, seconds: dict) -> dict:
     return {**work, "least_gflop": least / 1e9, "least_seconds": least_s,
             "seconds": seconds, "largest_speedup_over": {k: v / least_s for k, v in seconds.items()},
             "gflops_reached_on_own_positions": {k: own / v / 1e9 for k, v in seconds.items()}}
+
+
+def amdahl_bound(shares: dict, speedup: float, part: str = "linear") -> float:
+    """The most a run can gain when only ``part`` of its time (``shares``: fractions by part, summing to 1)
+    runs ``speedup`` times faster and the rest does not change (Amdahl's law)."""
+    if speedup <= 0:
+        raise ValueError(f"speedup must be positive, got {speedup}")
+    total = sum(shares.values())
+    if abs(total - 1) > 1e-6:
+        raise ValueError(f"shares must sum to 1, got {total}")
+    return 1 / (total - shares[part] + shares[part] / speedup)
 
 
 def main() -> int:

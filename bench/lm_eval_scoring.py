@@ -27,8 +27,9 @@ Scorers, each on the identical rendered (prompt, option) strings:
 Reports wall seconds per scorer, the ratios lm-eval / ours, and the largest log-prob difference to
 lm-eval's (the run fails, exit 1, above ``--tolerance``; by default 1e-3 nats in float32 and the
 backend's first-check tolerance, ``CHECK_TOLERANCE``, in bfloat16: both round in bfloat16, in other
-orders), and the CPU (model, bfloat16 support).  ``bound``: the least time any exact float32
-scorer could take on these items at this machine's matmul rate, measured in the same run, and so the
+orders), and the CPU (model, bfloat16 support).  ``bound``: the least time any exact scorer in
+the run's dtype could take on these items at this machine's matmul rate in that dtype, measured in the
+same run, and so the
 largest speed-up over each scorer that any implementation could reach here (``bench/compute_bound.py``).
 One run on a shared machine: compare the ratios, not the absolute times.
 """
@@ -168,7 +169,7 @@ def main() -> int:
 
     be = backends["onednn"]
     splits = [s for s in (be.split_item(p, opts) for p, opts in items) if s]
-    peak = gemm_peak(threads)
+    peak = gemm_peak(threads, dtype=args.dtype)
     res["bound"] = {"peak": peak, "items_split": len(splits),
                     **bound(model_sizes(backends["torch"].model), scoring_work(splits), peak["peak_gflops"], t)}
     res.update(seconds=t, ratio_lm_eval_over_onednn=t["lm_eval_hf"] / t["cultalign_onednn"],

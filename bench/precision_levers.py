@@ -20,7 +20,9 @@ each workload (``--workloads``: prompts per batch; 16 and 64 as the other genera
    lever the backend's growing cache does not allow; first call (compile) reported as ``static_compile_s``,
    texts against plain.
 
-Reports the CPU (model, bfloat16 support), per dtype and workload the best-of-``--repeats`` seconds, the
+Reports the CPU (model, bfloat16 support), the machine's matmul rate in each dtype (``gemm``:
+``compute_bound.gemm_peak``, and ``gemm_ratio_bfloat16_over_float32`` per shape: what bfloat16 can gain
+at most where the matmuls bound the time), per dtype and workload the best-of-``--repeats`` seconds, the
 ratios plain / eager and plain / compiled, identical texts against plain and (compiled) against eager,
 and across dtypes the ratio float32 eager / bfloat16 eager.  Ratios are what to compare; absolute times
 depend on the (shared, noisy) machine.
@@ -89,6 +91,13 @@ def main() -> int:
     res: dict = {"cpu": cpu_features(), "threads": threads, "tokens": args.tokens, "repeats": args.repeats,
                  "load_before": os.getloadavg()[0], "runs": {}}
     print("cpu", json.dumps(res["cpu"]), flush=True)
+    from compute_bound import gemm_peak
+
+    res["gemm"] = {d: gemm_peak(threads, dtype=d) for d in args.dtypes.split(",")}
+    if {"float32", "bfloat16"} <= set(res["gemm"]):
+        f, b = res["gemm"]["float32"]["gflops"], res["gemm"]["bfloat16"]["gflops"]
+        res["gemm_ratio_bfloat16_over_float32"] = {k: b[k] / f[k] for k in f if k in b}
+    print("gemm", json.dumps(res.get("gemm_ratio_bfloat16_over_float32", res["gemm"])), flush=True)
     model_dir = ensure_default_model()
     params = SamplingParams(temperature=0.0, max_new_tokens=args.tokens, seed=1)
     for dtype in args.dtypes.split(","):

@@ -1,4 +1,5 @@
-"""The arithmetic behind ``bench/compute_bound.py``: positions and logit rows counted from token ids."""
+"""The arithmetic behind ``bench/compute_bound.py``: positions and logit rows counted from token ids, and
+Amdahl's bound on a speed-up of one part of a run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from compute_bound import distinct_prefixes, generation_work, least_flops, scoring_work  # noqa: E402
+from compute_bound import amdahl_bound, distinct_prefixes, generation_work, least_flops, scoring_work  # noqa: E402
 
 
 def test_distinct_prefixes_count_a_shared_prefix_once():
@@ -68,3 +69,15 @@ def test_one_token_per_step_bound_adds_a_read_floor_per_decode_step():
     slow = one_token_per_step_bound(sizes, prompts, new, peak, step_floor=0.0)
     assert slow["decode_seconds"] == pytest.approx(2 * 2 * 110)  # arithmetic when the floor is lower
     assert slow["least_seconds"] == pytest.approx(slow["prefill_seconds"] + slow["decode_seconds"])
+
+
+def test_amdahl_bound_speeds_up_one_part_only():
+    shares = {"linear": 0.7, "attention": 0.1, "other": 0.2}
+    assert amdahl_bound(shares, 2.0) == pytest.approx(1 / (0.3 + 0.35))
+    assert amdahl_bound(shares, float("inf")) == pytest.approx(1 / 0.3)
+    assert amdahl_bound(shares, 1.0) == pytest.approx(1.0)
+    assert amdahl_bound(shares, 4.0, part="other") == pytest.approx(1 / (0.8 + 0.05))
+    with pytest.raises(ValueError, match="sum to 1"):
+        amdahl_bound({"linear": 0.7, "other": 0.2}, 2.0)
+    with pytest.raises(ValueError, match="positive"):
+        amdahl_bound(shares, 0.0)
