@@ -86,11 +86,15 @@ class FakeCompiledBackend:
     def __init__(self, eager, compiled, fail=False):
         from cultalign.models.transformers_backend import TransformersBackend
 
+        import torch
+
         self.spec = ModelSpec(name="m", path="x", compile=True)
-        self.model = type("FakeModel", (), {"forward": staticmethod(lambda **kw: None)})()
+        self.model = torch.nn.Sequential(torch.nn.Linear(8, 4))  # one real layer for the kernel switch
+        self.device, self.linear_kernel = "cpu", "torch"
         self._step, self._compiled_ok = self.model, None
         self.eager, self.compiled, self.fail = eager, compiled, fail
         self._compiled_check = TransformersBackend._compiled_check.__get__(self)
+        self._eager_linear_kernel = TransformersBackend._eager_linear_kernel.__get__(self)
 
     def _decode_loop(self, ids, params, seeds, schema=None):
         if self._step is self.model:
@@ -115,3 +119,11 @@ def test_compiled_decoding_is_kept_only_with_the_eager_tokens(monkeypatch, caplo
     assert b._compiled_ok is kept
     assert (b._step is b.model) is not kept
     assert says in caplog.text
+    # kept: torch's kernel, the one inductor compiled; not kept: the eager run's oneDNN kernel again
+    onednn = torch.backends.mkldnn.is_available()
+    assert b.linear_kernel == ("onednn" if onednn and not kept else "torch")
+    if onednn and not kept:
+        x = torch.randn(3, 8)
+        with torch.inference_mode():
+            assert torch.allclose(b.model(x), torch.nn.functional.linear(x, b.model[0].weight, b.model[0].bias),
+                                  atol=1e-5)
