@@ -39,6 +39,7 @@ from pathlib import Path
 
 import common
 from common import default_model_spec, ensure_default_model, oeg_prompts
+from compute_bound import gemm_peak
 
 common.prepare_env()
 ROOT = common.ROOT
@@ -91,8 +92,6 @@ def main() -> int:
     res: dict = {"cpu": cpu_features(), "threads": threads, "tokens": args.tokens, "repeats": args.repeats,
                  "load_before": os.getloadavg()[0], "runs": {}}
     print("cpu", json.dumps(res["cpu"]), flush=True)
-    from compute_bound import gemm_peak
-
     res["gemm"] = {d: gemm_peak(threads, dtype=d) for d in args.dtypes.split(",")}
     if {"float32", "bfloat16"} <= set(res["gemm"]):
         f, b = res["gemm"]["float32"]["gflops"], res["gemm"]["bfloat16"]["gflops"]

@@ -94,7 +94,7 @@ class FakeCompiledBackend:
         self._step, self._compiled_ok = self.model, None
         self.eager, self.compiled, self.fail = eager, compiled, fail
         self._compiled_check = TransformersBackend._compiled_check.__get__(self)
-        self._eager_linear_kernel = TransformersBackend._eager_linear_kernel.__get__(self)
+        self._choose_linear_kernel = TransformersBackend._choose_linear_kernel.__get__(self)
 
     def _decode_loop(self, ids, params, seeds, schema=None):
         if self._step is self.model:

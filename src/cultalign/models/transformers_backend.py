@@ -317,10 +317,7 @@ class TransformersBackend:
         self.model.to(self.device).eval()
         self.precision = precision_note(spec.name, self.device, str(self.model.dtype).removeprefix("torch."))
         self.linear_kernel = "torch"
-        # inductor packs the weights of the graphs it compiles itself (oneDNN's packed copies are opaque to it)
-        if self.device == "cpu" and spec.cpu_linear == "onednn" and not spec.compile and use_onednn_linear(self.model):
-            self.linear_kernel = "onednn"
-        log.info("%s: linear layers on %s use the %s kernel", spec.name, self.device, self.linear_kernel)
+        self._choose_linear_kernel(eager=not spec.compile)
         # generation's prefill and decode steps: the model itself, or its torch.compile'd forward
         self._step = self.model
         self._compiled_ok: bool | None = None if spec.compile else False  # checked on the first batch
@@ -430,14 +427,16 @@ class TransformersBackend:
             self._compiled_check(ids, params, seeds, schema, first[0])
         return gens
 
-    def _eager_linear_kernel(self) -> None:
-        """Compiled decoding is off for the rest of the job: the linear layers go to the kernel an eager run
-        uses (``cpu_linear``; with ``compile`` they were left on torch's, the one inductor can compile).
-        Without this the fallback scored and generated 0.7-0.8x as fast as a run without ``compile``."""
-        if self.device == "cpu" and self.spec.cpu_linear == "onednn" and self.linear_kernel != "onednn" \
+    def _choose_linear_kernel(self, eager: bool) -> None:
+        """The linear layers on the kernel ``cpu_linear`` names (oneDNN on the CPU, if its check passes) when
+        decoding is ``eager``; while compiled decoding may be used they stay on torch's (inductor packs the
+        weights of the graphs it compiles itself; oneDNN's packed copies are opaque to it).  Called at load
+        and again when compiled decoding is given up: without that the fallback ran 0.7-0.8x as fast as a
+        run without ``compile``."""
+        if eager and self.device == "cpu" and self.spec.cpu_linear == "onednn" and self.linear_kernel != "onednn" \
                 and use_onednn_linear(self.model):
             self.linear_kernel = "onednn"
-            log.info("%s: linear layers on %s now use the %s kernel", self.spec.name, self.device, self.linear_kernel)
+        log.info("%s: linear layers on %s use the %s kernel", self.spec.name, self.device, self.linear_kernel)
 
     def _compiled_check(self, ids: list[list[int]], params: SamplingParams, seeds: Sequence[int],
                         schema: str | None, eager: list[list[int]]) -> list[list[int]]:
@@ -462,7 +461,7 @@ class TransformersBackend:
         if why:
             self._step = self.model
             log.warning("%s: compiled decoding NOT used (%s); decoding eagerly", self.spec.name, why)
-            self._eager_linear_kernel()
+            self._choose_linear_kernel(eager=True)
         else:
             log.info("%s: compiled decoding in use: the first batch's %d rows decode the eager tokens "
                      "(compile and first compiled batch %.1f s)", self.spec.name, len(ids), time.perf_counter() - t0)
