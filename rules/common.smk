@@ -325,6 +325,8 @@ def all_targets(wildcards):
     targets = ["results/smoke/generate_smoke.tsv", "results/claims.csv"]
     # model-output counts (rules/report.smk)
     targets.append("results/model_outputs.tsv")
+    # where a paper's text and its authors' released code disagree (rules/report.smk)
+    targets.append("results/text_vs_code.tsv")
     for study in STUDIES:
         targets += study_targets(study)
     # the card of your own model (my_model.name; the default model unless set): rules/model_card
@@ -431,6 +433,27 @@ def claims_inputs(wildcards):
     return claim_result_files(
         load_claims(config["claims"]), STUDIES, claim_needs_set(wildcards)
     )
+
+
+def _text_vs_code_loaded():
+    from cultalign import text_vs_code as tvc
+
+    return tvc.load_studies(STUDIES, workflow.basedir)
+
+
+def text_vs_code_entries(wildcards):
+    """The text_vs_code inputs (report.smk), part one: config/text_vs_code/<study>.yaml of each
+    configured study that has one."""
+    from cultalign import text_vs_code as tvc
+
+    return [str(tvc.study_file(s)) for s in _text_vs_code_loaded()]
+
+
+def text_vs_code_results(wildcards):
+    """The text_vs_code inputs (report.smk), part two. The result tables its entries' values read."""
+    from cultalign import text_vs_code as tvc
+
+    return tvc.result_files(_text_vs_code_loaded())
 
 
 def env_of_model(name):

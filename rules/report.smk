@@ -92,3 +92,33 @@ rule model_outputs:
         runtime=attempt_scaled(5),
     script:
         "../scripts/report/model_outputs.py"
+
+
+rule text_vs_code:
+    """Where a paper's text and its authors' released code disagree: both readings, the default, values."""
+    input:
+        entries=text_vs_code_entries,
+        results=text_vs_code_results,
+    output:
+        table="results/text_vs_code.tsv",
+        page=paper_report(
+            "results/text_vs_code.html",
+            caption="../report/text_vs_code.rst",
+            category="Claims scorecard",
+            section="Paper text and the authors' code",
+            no=7,
+            paper="All three papers",
+            shows="Where the papers' text and the authors' released code disagree, and what the workflow computes",
+        ),
+    log:
+        "logs/report/text_vs_code.log",
+    localrule: True
+    conda:
+        "../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        studies=conf("studies"),
+    script:
+        "../scripts/report/text_vs_code.py"
