@@ -169,15 +169,23 @@ def test_inventory_covers_every_number_of_the_papers():
     n = d.groupby(["rule", "status"]).size().to_dict()
     assert n[("same quantity", "holds")] >= 40 and ("same quantity", "does not hold") not in n
     assert {k: v for k, v in n.items() if k[0] in ("total and parts", "design count", "percent of counts",
-                                                    "ranking in words")} == {
+                                                    "ranking in words", "up to")} == {
         ("total and parts", "holds"): 2, ("total and parts", "conditional"): 1, ("total and parts", "undecided"): 3,
         ("design count", "holds"): 3, ("design count", "undecided"): 7, ("percent of counts", "conditional"): 1,
-        ("ranking in words", "undecided"): 4}
+        ("ranking in words", "undecided"): 5, ("up to", "conditional"): 1, ("up to", "does not hold"): 1}
+    # "up to +25.9% in South Africa (vs. BFI)": South Africa's own row and the BFI column, both shown
+    up = d[d.rule == "up to"].set_index("key")["arithmetic"]
+    assert "its row (ZA): the largest of its 7 numbers is 32.9" in up["personas §5.1 25.9% #1"]
+    assert "its column (MCS BFI): the largest of its 6 numbers is 25.9" in up["personas §5.1 25.9% #1"]
+    # the checks that cannot fail are coverage: metric bounds, printed units, numbers linked because equal
+    cov = d[d.coverage != ""]
+    assert set(cov.rule) == {"metric bounds", "printed unit", "same quantity"} and (cov.status == "holds").all()
+    assert set(d[d.coverage == ""].rule) >= {"printed sign", "up to", "total and parts", "percent of counts"}
     # every failing or conditional derived check has what the workflow does about it, and no stale entry
     bad = d[d.status.isin(["does not hold", "conditional"])]
     assert sorted(f"{r.rule} | {r.key}" for r in bad.itertuples()) == sorted(inv["derived_resolutions"]) == [
         "percent of counts | monopolet §A.2 24% #1", "total and parts | monopolet §A.3 859 #1",
-        "up to | personas §5.1 25.9% #1"]
+        "up to | personas §5.1 25.9% #1", "up to | personas §5.1 32.8% #1"]
 
 
 def test_derived_checks_bounds_sign_and_unit():
