@@ -42,7 +42,7 @@ from .core.yamlload import safe_load
 from .inventory_derived import derived_rows
 
 NUMBER = re.compile(
-    r"(?<![\w.,])\d+(?:\.\d+)?e[-\u2212+]?\d+(?![\w.])"   # scientific notation: 1e-300
+    r"(?<![\w.,])\d+(?:\.\d+)?e[-\u2212+]?\d+(?!\w|\.\d)"   # scientific notation: 1e-300
     r"|(?<![\w.,])\d+(?:\.\d+){2,}(?![\w.])"            # a dotted label: 3.3.1
     r"|(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"  # 2,633  39.5  75%
     r"|(?<![\w.,])\.\d+%?"                                  # .66
@@ -338,6 +338,24 @@ def classify(mentions: list[Mention], inventory: dict, claims: list[dict]) -> li
         if rule:
             m.reason, m.rule = rule["reason"], rule["name"]
     return mentions
+
+
+def false_reasons(mentions: list[Mention], inventory: dict, claims: list[dict]) -> list[str]:
+    """Reasons that contradict the claims: a number a hand entry or a wording rule says no claim
+    checks (``not-checked-result``, ``not-in-real-inputs``, a design setting, ...) while a value claim
+    of its paper states that number at its place (the claim checks it: the entry should name it)."""
+    structural = {r["name"] for r in inventory["structural"]}
+    out = []
+    for m in mentions:
+        if m.claims or not m.reason or m.rule in structural or math.isnan(m.value):
+            continue
+        here = [c["id"] for c in claims if c["paper"] == m.paper and c.get("kind", "value") == "value"
+                and isinstance(c.get("value"), (int, float)) and abs(abs(float(c["value"])) - abs(m.value)) < 1e-9
+                and claim_places(str(c["place"])) & mention_places(m)]
+        if here:
+            out.append(f"{m.key}: reason {m.reason} ({m.rule}), but {', '.join(sorted(here))} state(s) that number "
+                       "at its place")
+    return out
 
 
 def expand_claim_ids(patterns: list[str], ids: list[str]) -> list[str]:

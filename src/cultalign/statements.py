@@ -111,7 +111,7 @@ def clean(text: str) -> str:
 
 def sentences(text: str, paper: str, skip_sections: str = "") -> list[Sentence]:
     """The sentences of a paper's text outside tables, with their section, caption place, the
-    tables/figures they refer to and a key ``<paper> §<section> s<k>``."""
+    tables/figures they refer to and a key ``<paper> §<section> '<its first five words>'``."""
     from .inventory import _sections, _table_places
 
     secs = _sections(text)
@@ -141,8 +141,8 @@ def sentences(text: str, paper: str, skip_sections: str = "") -> list[Sentence]:
             raw = para[x:y]
             start = a + x + len(raw) - len(raw.lstrip())
             sentence = clean(raw)
-            if len(sentence) < 12:
-                continue
+            if len(sentence) < 12 or (sentence.startswith("#") and not re.search(r"[.!?:]$", sentence)):
+                continue   # a heading on its own line
             section = next(s for o, s in reversed(secs) if o <= start)
             if skip_sections and re.fullmatch(skip_sections, section):
                 continue
@@ -151,9 +151,13 @@ def sentences(text: str, paper: str, skip_sections: str = "") -> list[Sentence]:
             refs = ([place] if place else []) + [r for r in own if r != place] or refs_before
             refs_before = own   # a sentence without a reference takes the one right before it, no further
             li = max(i for i, ls in enumerate(line_starts) if ls <= start)
-            count[section] = count.get(section, 0) + 1
+            # the key: its section and its first words (stable when sentences elsewhere change), #k if repeated
+            words = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", re.sub(r"^#+\s*\S+\s*", "", sentence))[:5])
+            base = f"{paper} §{section} '{words}'"
+            count[base] = count.get(base, 0) + 1
+            key = base if count[base] == 1 else f"{base} ({count[base]})"
             out.append(Sentence(paper, section, place, refs, li + 1, start - line_starts[li] + 1,
-                                f"{paper} §{section} s{count[section]}", sentence, pi, rest=clean(para[x:])))
+                                key, sentence, pi, rest=clean(para[x:])))
     return out
 
 
@@ -478,6 +482,9 @@ def rule_extreme(s: Sentence, ctx: Context) -> list[dict]:
             # each entity belongs to the extreme word nearest to it ("DeepSeek performs best and Qwen worst")
             ents = [e for e in all_ents if min(hits, key=lambda h: (abs(h.start() - e.start), h.start() > e.start))
                     is hit]
+            follow = re.search(r"(?i)\bfollowed by\b", clause[hit.end():])
+            if follow:   # "X is the most ..., followed by Y": Y is the ordering's, not the extreme's
+                ents = [e for e in ents if e.start < hit.end() + follow.start()] or ents
             if not ents:
                 rows.append(_row("extreme", s, "undecided", f"'{hit.group(1)}' names no entity the lexicon knows "
                                  "(models, countries, traits, ...)"))
@@ -766,7 +773,7 @@ def rule_count_in_words(s: Sentence, ctx: Context) -> list[dict]:
     for m in re.finditer(r"(?i)(?<!Big )\b(" + "|".join(NUMBER_WORDS) + r")(?:[- ]([a-z]+(?:[- ][a-z]+)?))??\s+"
                          r"([A-Za-z]+?(?:ies|s|es))\b", s.text):
         word, noun = m.group(1).lower(), m.group(3).lower()
-        if noun.rstrip("s") in ("time", "step", "stage", "way", "year", "minute", "point", "part", "allow", "a", "i",
+        if noun.rstrip("s") in ("time", "step", "stage", "way", "year", "minute", "point", "allow", "a", "i",
                                 "ha", "thi", "it", "wa") or \
                 (m.group(2) or "").lower() in ("big",):   # "the Big Five traits": a name
             continue

@@ -16,6 +16,7 @@ from cultalign.inventory import (
     claim_places,
     coverage_problems,
     derived_checks,
+    false_reasons,
     distinctive,
     extract,
     load_inventory,
@@ -156,6 +157,7 @@ def test_inventory_covers_every_number_of_the_papers():
     claims = load_claims(ROOT / "config" / "claims.yaml")
     ms = classify(read_papers(inv, SEEDS), inv, claims)
     assert coverage_problems(ms, inv, claims) == []
+    assert false_reasons(ms, inv, claims) == []     # no reason says "not checked" of a number a claim checks
     t = summary(ms).set_index(["paper", "group", "name"])["count"]
     assert t[("all", "total", "numbers")] == len(ms) > 2000
     assert t[("all", "total", "checked by a claim")] + t[("all", "total", "no claim (with a reason)")] == len(ms)
@@ -313,3 +315,23 @@ def test_derived_failures_go_onto_the_errata_with_their_resolution():
     e = derived_errata(d, {"percent of counts | fake §1 24% #1": "neither value"})
     assert e[["id", "status", "resolution"]].values.tolist() == [
         ["derived: percent of counts | fake §1 24% #1", "conditional", "neither value"]]
+
+
+def test_a_reason_that_contradicts_the_claims_is_found():
+    """A hand entry that marks a number "not checked" while a value claim states it at its place (the
+    B.9 V = 0.054 that pact.cramer_scenario_type checks) is a false reason; a structural reason is not."""
+    text = "## 3 Results\nScenario type: V=0.054, and see Table 2.\n"
+    claims = [value_claim("fake.v", 0.054, "Section 3"), value_claim("fake.two", 2, "Section 3")]
+    inv = fake_inventory(hand={"fake §3 0.054 #1": {"reason": "not-checked-result"}})
+    ms = classify(extract(text, "fake"), inv, claims)
+    assert false_reasons(ms, inv, claims) == [
+        "fake §3 0.054 #1: reason not-checked-result (hand), but fake.v state(s) that number at its place"]
+    inv["hand"] = {}
+    ms = classify(extract(text, "fake"), inv, claims)
+    assert [m.claims for m in ms if m.number == "0.054"] == [["fake.v"]]     # linked once the entry goes
+    assert false_reasons(ms, inv, claims) == []                              # "Table 2": a label, not a claim
+
+
+def test_scientific_notation_is_one_number():
+    (m,) = extract("## B.9 X\nAll tests are p < 1e-300.\n", "fake")
+    assert m.number == "1e-300" and m.value == 1e-300
