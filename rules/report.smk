@@ -9,6 +9,7 @@ rule claims:
     input:
         claims=config["claims"],
         results=claims_inputs,
+        text_vs_code="results/text_vs_code.tsv",
     output:
         scorecard="results/claims.csv",
         scorecard_page=paper_report(
@@ -30,8 +31,9 @@ rule claims:
             section="Claims",
             no=6,
             paper="All three papers",
-            shows="The papers' own inconsistencies and what the workflow does about each",
+            shows="Every finding about the papers once: its checks, both readings, what the workflow does",
         ),
+        checks="results/claims_checks.csv",
         summary="results/claims_summary.csv",
         summary_page=paper_report(
             "results/claims_summary.html",

@@ -36,6 +36,14 @@ def report_file(small_run, tmp_path_factory) -> Path:
     return work / "results" / "report.html"
 
 
+def watch_page(page, problems: list[str]) -> None:
+    """Record the page's errors, console errors and any request that leaves the file (network)."""
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("request", lambda r: None if r.url.startswith(("data:", "file:", "blob:", "about:"))
+            else problems.append(f"network request: {r.url}"))
+
+
 def _words(text: str) -> str:
     """Text with its whitespace collapsed and none before closing punctuation or after an opening
     bracket (a tag taken out of "<b>Facts</b>, not" leaves "Facts , not"; the page shows "Facts, not")."""
@@ -59,10 +67,7 @@ def test_report_shows_every_figure_and_table_with_its_caption(report_file):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1600, "height": 1000})
-        page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-        page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-        page.on("request", lambda r: None if r.url.startswith(("data:", "file:", "blob:", "about:"))
-                else problems.append(f"network request: {r.url}"))
+        watch_page(page, problems)
         page.goto(url)
         results = page.evaluate("() => results")
         categories = page.evaluate("() => categories")

@@ -13,6 +13,8 @@ rule real_data_claims:
         claims=config["claims"],
         results=real_data_claim_files,
         derived=real_data_derived_checks,
+        statements=real_data_statement_checks,
+        text_vs_code="results/real_data/text_vs_code.tsv",
         inventory=config["claims_inventory"],
     output:
         scorecard="results/real_data/claims.csv",
@@ -35,8 +37,9 @@ rule real_data_claims:
             section="Claims on real inputs",
             no=6,
             paper="All three papers",
-            shows="The papers' own inconsistencies and what the workflow does about each",
+            shows="Every finding about the papers once: its checks, both readings, what the workflow does",
         ),
+        checks="results/real_data/claims_checks.csv",
         summary="results/real_data/claims_summary.csv",
         summary_page=paper_report(
             "results/real_data/claims_summary.html",
@@ -93,3 +96,54 @@ rule claims_inventory:
         runtime=attempt_scaled(5),
     script:
         "../../scripts/real_data/claims_inventory.py"
+
+
+rule claims_statements:
+    """The papers' statements in words (orderings, extremes, group labels, counts in words, caption vs
+    text, external datasets) checked against the tables and data they are about."""
+    input:
+        texts=real_data_input("real_data.paper_texts"),
+        lexicon=config["claims_statements"],
+        tables=real_data_statement_tables,
+    output:
+        table="results/real_data/claims_statements.tsv",
+        page=paper_report(
+            "results/real_data/claims_statements.html",
+            caption="../../report/claims_statements.rst",
+            category="Claims scorecard",
+            section="Claims on real inputs",
+            no=5,
+            paper="All three papers",
+            shows="Statements in words checked against their tables and data, by rule",
+        ),
+    log:
+        "logs/real_data/claims_statements.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    script:
+        "../../scripts/real_data/claims_statements.py"
+
+
+rule real_data_text_vs_code:
+    """The disagreements of paper text and authors' code, with the values the real-data run makes."""
+    input:
+        entries=text_vs_code_entries,
+        results=real_data_text_vs_code_results,
+    output:
+        table="results/real_data/text_vs_code.tsv",
+    log:
+        "logs/real_data/text_vs_code.log",
+    localrule: True
+    conda:
+        "../../envs/stats.yaml"
+    resources:
+        mem_mb=attempt_scaled(1000),
+        runtime=attempt_scaled(5),
+    params:
+        studies=conf("studies"),
+    script:
+        "../../scripts/report/text_vs_code.py"

@@ -138,7 +138,7 @@ def convert(value: float, from_unit: str, to_unit: str) -> float:
     (d1, f1), (d2, f2) = _unit(from_unit), _unit(to_unit)
     if d1 != d2:
         raise ClaimsError(f"cannot convert {from_unit!r} ({d1}) to {to_unit!r} ({d2})")
-    return value * f1 / f2
+    return value if f1 == f2 else value * f1 / f2   # no binary noise when nothing converts
 
 
 def _unit(name: str) -> tuple[str, float]:
@@ -277,7 +277,31 @@ def _load_claims(path: str | Path) -> list[dict[str, Any]]:
                                       f"{c['needs']}")
                 if "value_from" in ids[ref]:
                     c["needs"] = ids[ref]["needs"]
+            c["evidence"] = _consistency_evidence(c, claims)
+            for ref in _half_unit_refs(c["check"]):
+                vf = ids[ref].get("value_from")
+                if vf and "stated_to" not in vf and ids[ref].get("basis") != "rounding":
+                    raise ClaimsError(f"{path}: claim {c['id']}: half_unit('{ref}') of a number read from the "
+                                      "authors' data needs value_from.stated_to (the last digit they state)")
     return claims
+
+
+# what a consistency check compares (its `evidence`): the paper's numbers only, the paper against the
+# authors' released figure data only, or against real data the workflow computed from or read
+CONSISTENCY_EVIDENCE = ("paper arithmetic", "authors' figure data", "real data")
+
+
+def _consistency_evidence(c: dict, claims: list[dict]) -> str:
+    """``paper arithmetic`` (the paper's numbers only); ``authors' figure data`` (it needs only the
+    input that the value claims of evidence authors-figure-data read, and no value this run
+    computed); else ``real data``."""
+    if not reads_real_data(c):
+        return CONSISTENCY_EVIDENCE[0]
+    figure_keys = {v.get("needs") for v in claims
+                   if v["kind"] == "value" and v.get("evidence") == "authors-figure-data"}
+    if c.get("needs") in figure_keys and not re.search(r"\bcomputed\(", c["check"]):
+        return CONSISTENCY_EVIDENCE[1]
+    return CONSISTENCY_EVIDENCE[2]
 
 
 def _check_value_from(c: dict, where: str) -> None:
@@ -290,6 +314,8 @@ def _check_value_from(c: dict, where: str) -> None:
         raise ClaimsError(f"{where}: value_from needs result, column and where")
     if not c.get("needs"):
         raise ClaimsError(f"{where}: value_from reads an input: the claim needs its config key (key needs)")
+    if "stated_to" in vf and not (isinstance(vf["stated_to"], (int, float)) and vf["stated_to"] > 0):
+        raise ClaimsError(f"{where}: value_from.stated_to is the unit of the last digit the source states (0.1)")
 
 
 def _set_readings(c: dict, where: str) -> None:
@@ -500,7 +526,7 @@ def _judge(val: Any, c: dict) -> tuple[str, str]:
 # ---- consistency checks ----
 
 _FUNCS = {
-    "abs": abs, "min": min, "max": max, "round": round, "sum": lambda *a: sum(a[0] if len(a) == 1 else a),
+    "abs": abs, "min": min, "max": max, "round": round, "int": int, "sum": lambda *a: sum(a[0] if len(a) == 1 else a),
     "mean": lambda *a: (lambda xs: sum(xs) / len(xs))(list(a[0]) if len(a) == 1 else list(a)),
     "approx": lambda a, b, tol: abs(_snap(a) - _snap(b)) <= _snap(tol),
     "wilcoxon_min_p": lambda n, two_sided=True: (2.0 if two_sided else 1.0) / 2 ** int(n),
@@ -521,9 +547,12 @@ def _snap(x) -> Decimal:
 
 def half_unit(c: dict) -> float:
     """Half a unit of the last digit a value claim's number is stated to: the claim's tolerance
-    for a rounding band, else from the decimals of its value (36.1 -> 0.05, 24 -> 0.5)."""
+    for a rounding band, else, for a number read from the authors' data, half its ``value_from.stated_to``
+    (the data state "15.0%": 0.1), else from the decimals of its value (36.1 -> 0.05, 24 -> 0.5)."""
     if c.get("basis") == "rounding" and "tolerance" in c:
         return float(c["tolerance"])
+    if "stated_to" in c.get("value_from", {}):
+        return float(c["value_from"]["stated_to"]) / 2
     v = c["value"]
     if isinstance(v, int):
         return 0.5
@@ -565,6 +594,11 @@ def _references(check: str) -> list[str]:
                 raise ClaimsError("half_unit() takes claim ids in quotes")
             refs += [a.value for a in node.args]
     return refs
+
+
+def _half_unit_refs(check: str) -> list[str]:
+    return [a.value for node in ast.walk(_parse_check(check)) if isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "half_unit" for a in node.args]
 
 
 def check_tables(check: str) -> list[str]:
@@ -663,22 +697,47 @@ def _fmt(v) -> str:
     return str(v)
 
 
+class _Inline(ast.NodeTransformer):
+    """``paper('<id>')`` as the number it stands for (an operand that names many numbers is read as them)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if getattr(node.func, "id", None) in ("paper", "computed", "value"):
+            v = _eval(node, self.ctx)
+            return ast.copy_location(ast.Constant(float(_fmt(v)) if isinstance(v, float) else v), node)
+        return node
+
+
+def _show(o, ctx) -> str:
+    """An operand as the check writes it, or, when it names more than three numbers (or several in
+    a long text), with the numbers."""
+    text = ast.unparse(o)
+    refs = sum(isinstance(n, ast.Call) and getattr(n.func, "id", None) in _REFS for n in ast.walk(o))
+    if refs > 3 or (refs > 1 and len(text) > 200):
+        text = ast.unparse(_Inline(ctx).visit(copy.deepcopy(o)))
+    return text
+
+
 def arithmetic(check: str, values: dict, computed: dict, base: str | Path = ".") -> tuple[bool, str]:
-    """(holds, the arithmetic shown): each operand of the top-level comparison with its value."""
+    """(holds, the arithmetic shown): each operand of the top-level comparison with its value (an
+    operand naming more than three numbers shows them rather than their claim ids)."""
     ctx = _Context(values, computed, base)
     tree = _parse_check(check)
     body = tree.body
     parts = []
     if isinstance(body, ast.Compare):
         operands = [body.left, *body.comparators]
-        shown = [f"{ast.unparse(o)} = {_fmt(_eval(o, ctx))}"
+        shown = [f"{_show(o, ctx)} = {_fmt(_eval(o, ctx))}"
                  if not isinstance(o, ast.Constant) else _fmt(o.value) for o in operands]
         ops = [_CMP[type(op)][0] for op in body.ops]
         parts = [shown[0]]
         for op, s in zip(ops, shown[1:]):
             parts += [op, s]
     elif isinstance(body, ast.Call):  # e.g. approx(a, b, tol): each argument with its value
-        args = [f"{ast.unparse(a)} = {_fmt(_eval(a, ctx))}" if not isinstance(a, ast.Constant) else _fmt(a.value)
+        args = [f"{_show(a, ctx)} = {_fmt(_eval(a, ctx))}" if not isinstance(a, ast.Constant) else _fmt(a.value)
                 for a in [*body.args, *[k.value for k in body.keywords]]]
         parts = [f"{body.func.id}({'; '.join(args)})"]
     holds = bool(_eval(tree, ctx))
@@ -690,7 +749,7 @@ def _evaluate_consistency(c: dict, values: dict, computed: dict, studies, base="
     row = {"id": c["id"], "kind": "consistency", "paper": c["paper"], "place": c["place"],
            "statement": c["statement"], "unit": c.get("unit", ""), "paper_value": "", "reproduced_value": math.nan,
            "tolerance": "", "result": c["check"], "fact": c.get("fact", c["id"]),
-           "evidence": reads_real_data(c) and "real data" or "paper arithmetic"}
+           "evidence": c.get("evidence") or _consistency_evidence(c, [])}
     if not _needs_ok(c, needs_set):
         row["status"] = "not computable"
         row["reason"] = (f"needs the real input of config key '{c['needs']}', which this config does not set "

@@ -42,7 +42,8 @@ from .core.yamlload import safe_load
 from .inventory_derived import derived_rows
 
 NUMBER = re.compile(
-    r"(?<![\w.,])\d+(?:\.\d+){2,}(?![\w.])"             # a dotted label: 3.3.1
+    r"(?<![\w.,])\d+(?:\.\d+)?e[-\u2212+]?\d+(?!\w|\.\d)"   # scientific notation: 1e-300
+    r"|(?<![\w.,])\d+(?:\.\d+){2,}(?![\w.])"            # a dotted label: 3.3.1
     r"|(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?%?"  # 2,633  39.5  75%
     r"|(?<![\w.,])\.\d+%?"                                  # .66
 )
@@ -84,7 +85,7 @@ def parse_number(text: str) -> float:
     """The value of a number as printed; NaN for a dotted label such as 3.3.1."""
     if text.count(".") > 1:
         return math.nan
-    t = text.replace(",", "").rstrip("%")
+    t = text.replace(",", "").rstrip("%").replace("e\u2212", "e-")
     neg = t[:1] in MINUS
     return -float(t[1:]) if neg else float(t)
 
@@ -339,6 +340,24 @@ def classify(mentions: list[Mention], inventory: dict, claims: list[dict]) -> li
     return mentions
 
 
+def false_reasons(mentions: list[Mention], inventory: dict, claims: list[dict]) -> list[str]:
+    """Reasons that contradict the claims: a number a hand entry or a wording rule says no claim
+    checks (``not-checked-result``, ``not-in-real-inputs``, a design setting, ...) while a value claim
+    of its paper states that number at its place (the claim checks it: the entry should name it)."""
+    structural = {r["name"] for r in inventory["structural"]}
+    out = []
+    for m in mentions:
+        if m.claims or not m.reason or m.rule in structural or math.isnan(m.value):
+            continue
+        here = [c["id"] for c in claims if c["paper"] == m.paper and c.get("kind", "value") == "value"
+                and isinstance(c.get("value"), (int, float)) and abs(abs(float(c["value"])) - abs(m.value)) < 1e-9
+                and claim_places(str(c["place"])) & mention_places(m)]
+        if here:
+            out.append(f"{m.key}: reason {m.reason} ({m.rule}), but {', '.join(sorted(here))} state(s) that number "
+                       "at its place")
+    return out
+
+
 def expand_claim_ids(patterns: list[str], ids: list[str]) -> list[str]:
     """Claim ids and shell-style patterns (``personas.real.questions.*``) as the ids they match."""
     out = []
@@ -455,8 +474,10 @@ def derived_checks(mentions: list[Mention], claims: list[dict], texts: dict | No
       percent in 0-100, a correlation in -1..1, a count a whole number >= 0, ...);
     * ``printed sign``: a number printed with a sign (+4.3, −0.8) has the sign of the claim's value;
     * ``printed unit``: a number printed with % is linked to a claim in percent or percentage points;
-    * ``up to``: a number the text gives as "up to X" is no smaller than any number of the table
-      (the claims' ``place``) it is taken from;
+    * ``up to``: a number the text gives as "up to X" (or as a further number of that list: "up to
+      X in A and Y in B") is no smaller than the numbers it ranges over: when it restates a table
+      cell, over the cell's row and over its column (two readings, both shown: ``conditional`` when
+      one holds), else over the numbers of the claims' ``place``;
 
     then the rules of ``cultalign.inventory_derived`` (same quantity, total and parts, design count,
     percent of counts, ranking in words), whose checks may also be ``conditional`` or ``undecided``.
@@ -468,11 +489,20 @@ def derived_checks(mentions: list[Mention], claims: list[dict], texts: dict | No
     for c in claims:
         if c.get("kind", "value") == "value" and isinstance(c.get("value"), (int, float)):
             by_place.setdefault((c["paper"], str(c["place"])), []).append(float(c["value"]))
+    cell_of: dict[str, Mention] = {}
+    for m in mentions:
+        if m.row and m.cell > 0:
+            for cid in m.claims:
+                cell_of.setdefault(cid, m)
     rows = []
     for m in mentions:
-        if re.search(r"\bup to\s*\+?$", m.before) and not m.row:
-            # "up to X" in the text: no cell of the table the number is taken from exceeds it
+        if UP_TO.search(m.before) and not m.row:
+            # "up to X" in the text: no number it ranges over exceeds it
             values = [by_id[i] for i in m.claims if i in by_id and by_id[i].get("kind", "value") == "value"]
+            cell = next((cell_of[c["id"]] for c in values if c["id"] in cell_of), None)
+            if cell is not None:
+                rows.append(_up_to_cell(m, cell, mentions, texts or {}))
+                continue
             for c in values[:1]:
                 cells = by_place.get((c["paper"], str(c["place"])), [])
                 rows.append({"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": c["id"],
@@ -498,7 +528,43 @@ def derived_checks(mentions: list[Mention], claims: list[dict], texts: dict | No
                 rows.append({**base, "rule": "printed unit", "holds": c["unit"] in SHARE_UNITS,
                              "arithmetic": f"printed {m.number} vs the claim's unit {c['unit']}"})
     for r in rows:
-        r["status"] = "holds" if r["holds"] else "does not hold"
+        r.setdefault("status", "holds" if r["holds"] else "does not hold")
+        r["coverage"] = COVERAGE.get(r["rule"], "")
     rows += derived_rows(mentions, claims, texts)
-    cols = ["rule", "paper", "key", "place", "claim", "status", "holds", "arithmetic"]
-    return pd.DataFrame(rows, columns=cols)
+    cols = ["rule", "paper", "key", "place", "claim", "status", "holds", "coverage", "arithmetic"]
+    return pd.DataFrame(rows, columns=cols).fillna({"coverage": ""})
+
+
+UP_TO = re.compile(r"\bup to\s*\+?$|\bup to\s*\+?\d[\d.,]*%?(?:[^.;]|(?<=vs)\.|\.(?! [A-Z])){0,60}\band\s*\+?$")
+# checks that cannot fail, by rule (the reason): they count as coverage, apart from the checks that could fail
+COVERAGE = {
+    "metric bounds": "the printed number against the range of its own claim's unit, a claim typed from that number",
+    "printed unit": "the printed % against the unit of its own claim, a claim typed from that number",
+}
+
+
+def _up_to_cell(m: Mention, cell: Mention, mentions: list[Mention], texts: dict) -> dict:
+    """"up to X" where X restates a table cell: the largest number of the cell's row and of its column
+    (the text may mean either: "up to +25.9% in South Africa (vs. BFI)"); both readings shown."""
+    from .inventory_derived import column_label, is_quantity
+
+    peers = [c for c in mentions if c.paper == cell.paper and c.place == cell.place and c.section == cell.section
+             and c.row and c.cell > 0 and is_quantity(c)]
+    row = [c for c in peers if c.line == cell.line]
+    col = [c for c in peers if c.cell == cell.cell]
+    label = column_label(texts.get(cell.paper, ""), cell) or f"column {cell.cell}"
+    readings = []
+    for name, group in ((f"its row ({cell.row})", row), (f"its column ({label})", col)):
+        top = max(group, key=lambda c: c.value)
+        readings.append((name, abs(m.value) >= top.value,
+                         f"{name}: the largest of its {len(group)} numbers is {top.number} ({top.row}, "
+                         f"{column_label(texts.get(cell.paper, ''), top) or f'column {top.cell}'})"))
+    held = [n for n, ok, _ in readings if ok]
+    shown = "; ".join(t for _, _, t in readings)
+    status = "holds" if len(held) == 2 else "conditional" if held else "does not hold"
+    if status == "conditional":
+        failed = [n for n, ok, _ in readings if not ok]
+        shown += f"; holds if 'up to' ranges over {held[0]}, not over {failed[0]}"
+    return {"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": ";".join(cell.claims),
+            "rule": "up to", "holds": status == "holds", "status": status,
+            "arithmetic": f"up to {m.number} = {cell.place} {cell.row} {label}; {shown}"}

@@ -74,9 +74,40 @@ def near(a, b, window: int = WINDOW) -> bool:
     return a.paper == b.paper and a.line == b.line and abs(a.column - b.column) <= window and a is not b
 
 
-def _row(rule, m, status, arithmetic, claim=""):
+def _row(rule, m, status, arithmetic, claim="", coverage=""):
     return {"paper": m.paper, "key": m.key, "place": m.place or m.section, "claim": claim, "rule": rule,
-            "holds": status == "holds", "status": status, "arithmetic": arithmetic}
+            "holds": status == "holds", "status": status, "coverage": coverage, "arithmetic": arithmetic}
+
+
+# rules of the inventory that link a number to a claim because the number equals the claim's value
+VALUE_LINKS = ("claim at its place", "claim elsewhere")
+DATA_CELL = re.compile(r"^\s*[-+\u2212]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)%?\s*[\u2217*]*\s*$")
+
+
+def column_label(text: str, cell) -> str:
+    """The header of a table cell's column ("MCS BFI"): the header lines above its row (lines of
+    the table block whose cells are not numbers), each giving the label at the cell's position or,
+    for a label that spans columns (followed by empty cells), the nearest one to its left."""
+    if not text or cell.cell < 1:
+        return ""
+    lines = text.split("\n")
+    i, headers = cell.line - 2, []
+    while i >= 0 and "\t" in lines[i]:
+        cells = lines[i].split("\t")
+        if all(DATA_CELL.match(c) or not c.strip() for c in cells[1:]):
+            if headers:
+                break
+        else:
+            headers.append(cells)
+        i -= 1
+    parts = []
+    for cells in reversed(headers):
+        j = min(cell.cell, len(cells) - 1)
+        while j > 0 and not cells[j].strip():
+            j -= 1
+        if j > 0 and cells[j].strip():
+            parts.append(cells[j].strip())
+    return " ".join(parts)
 
 
 def _quant(value: float, digits: int, mode) -> float:
@@ -116,6 +147,15 @@ def same_quantity(mentions, claims) -> list[dict]:
                                  f"({', '.join(sorted(map(str, units)))})", gid))
                 continue
             a, b = m.value, anchor.value
+            values = {abs(float(by_id[i]["value"])) for x in (m, anchor) for i in x.claims if i in by_id
+                      and by_id[i].get("kind", "value") == "value" and (by_id[i].get("fact") == gid or i == gid)}
+            if m.rule in VALUE_LINKS and anchor.rule in VALUE_LINKS and len(values) == 1:
+                # both linked to the group because each equals its one value: cannot differ (in magnitude;
+                # a sign printed against the claim's is the rule printed sign's)
+                rows.append(_row("same quantity", m, "holds", f"{what}: both equal {values.pop():g}", gid,
+                                 coverage="both numbers are linked to one claim (or fact) because each equals "
+                                          "its value"))
+                continue
             if m.number.endswith("%") != anchor.number.endswith("%") and max(abs(a), abs(b)) > 0 \
                     and abs(abs(a * 100) - abs(b)) < abs(abs(a) - abs(b)):
                 a = a * 100                              # 0.395 and 39.5% state one share

@@ -116,7 +116,7 @@ def result_files(loaded: dict[str, tuple[dict, list[dict]]]) -> list[str]:
                    for v in (e.get("values") or {}).values()})
 
 
-def _value(spec: dict | None, base: Path, cache: dict) -> tuple[Any, str, list[str]]:
+def _value(spec: dict | None, base: Path, cache: dict, tables=None) -> tuple[Any, str, list[str]]:
     """(value or None, why not, synthetic keys) of one reading."""
     import pandas as pd
 
@@ -126,7 +126,7 @@ def _value(spec: dict | None, base: Path, cache: dict) -> tuple[Any, str, list[s
     if not spec:
         return None, "not computed", []
     path = base / spec["result"]
-    if not path.exists():
+    if not path.exists() or (tables is not None and spec["result"] not in tables):
         return None, f"{spec['result']} not made by this run", []
     if path not in cache:
         cache[path] = pd.read_csv(path, sep="\t", keep_default_na=False)
@@ -139,8 +139,10 @@ def _value(spec: dict | None, base: Path, cache: dict) -> tuple[Any, str, list[s
     return rows.iloc[0][spec["column"]], "", synthetic_inputs_of_files([path])
 
 
-def evaluate(loaded: dict[str, tuple[dict, list[dict]]], base: str | Path = ".") -> "pd.DataFrame":
-    """One row per disagreement: both readings, the default, and each reading's value where computed."""
+def evaluate(loaded: dict[str, tuple[dict, list[dict]]], base: str | Path = ".", tables=None) -> "pd.DataFrame":
+    """One row per disagreement: both readings, the default, and each reading's value where computed;
+    ``tables``: the result files the calling job has as inputs (a value read from another is "not made
+    by this run", such as a model run's table in the real-data run); None: any file on disk."""
     import pandas as pd
 
     base, cache, rows = Path(base), {}, []
@@ -149,7 +151,7 @@ def evaluate(loaded: dict[str, tuple[dict, list[dict]]], base: str | Path = ".")
             refs = e["code_ref"] if isinstance(e["code_ref"], list) else [e["code_ref"]]
             vals, why_not, synthetic = {}, {}, set()
             for r in READINGS:
-                vals[r], why_not[r], syn = _value((e.get("values") or {}).get(r), base, cache)
+                vals[r], why_not[r], syn = _value((e.get("values") or {}).get(r), base, cache, tables)
                 synthetic |= set(syn)
             have = [r for r in READINGS if vals[r] is not None]
             if len(have) == 2:

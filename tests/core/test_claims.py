@@ -407,3 +407,77 @@ def test_paper_scale_and_real_data_claims_of_one_number_are_one_fact():
                       ("pact.real.age_effect", "pact.figure5_age_effect"),
                       ("pact.real.gender_effect", "pact.figure5_gender_effect")):
         assert fact[real] == fact[run] != real
+
+
+def test_no_typed_value_where_the_place_names_the_authors_data():
+    """A number whose place names the authors' released (site / figure) data is read from that data
+    (value_from + needs), never typed: the B.9 receiver and pair rates of Table 13, Figure 5's 0.97 / 0.68."""
+    import re
+
+    typed = [c["id"] for c in load_claims(ROOT / "config" / "claims.yaml") if c["kind"] == "value"
+             and "value_from" not in c and re.search(r"(?i)site data|released (?:site |figure )?data|figure data",
+                                                    str(c["place"]))]
+    assert typed == []
+    claims = {c["id"]: c for c in load_claims(ROOT / "config" / "claims.yaml")}
+    vf = claims["pact.b9_rate.receiver_gender.rate_a"]["value_from"]
+    assert vf["where"] == {"series": "significance", "key": "Receiver gender", "frame": "all", "field": "rate_a"}
+    assert claims["pact.consistency.b9_delta.receiver_gender"]["needs"] == "real_data.pact_site_data"
+    assert claims["pact.consistency.b9_delta.receiver_gender"]["evidence"] == "authors' figure data"
+    assert claims["pact.consistency.b9_delta.actor_gender"]["evidence"] == "paper arithmetic"   # printed in B.9
+
+
+def test_a_number_of_the_authors_data_keeps_the_rounding_they_state(tmp_path):
+    """half_unit of a value read from the authors' data is half its ``value_from.stated_to`` (the data
+    state "14.5%": 0.05), not the float's binary tail; a check that needs it without one is refused."""
+    pd.DataFrame({"key": ["a", "b"], "value": [14.9, 14.5], "unit": ["percent", "percent"]}).to_csv(
+        tmp_path / "site.tsv", sep="\t", index=False)
+    pd.DataFrame({"quantity": ["n"], "rate": [0.1]}).to_csv(tmp_path / "r.tsv", sep="\t", index=False)
+
+    def site(key, **extra):
+        return {k: v for k, v in _c(f"rate_{key}", column="rate", unit="percent", tolerance=0.1, basis="sampling",
+                                    basis_note="n", needs="real_data.site",
+                                    value_from={"result": "site.tsv", "column": "value", "where": {"key": key},
+                                                **extra}).items() if k != "value"}
+    diff = _c("diff", value=0.43, unit="percentage points", tolerance=0.005, column="gap")
+    check = _check("delta", "approx(paper('rate_a') - paper('rate_b'), paper('diff'), "
+                   "half_unit('rate_a', 'rate_b', 'diff'))")
+    claims = _claims(tmp_path, [site("a", stated_to=0.1), site("b", stated_to=0.1), diff, check])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path, needs_set={"real_data.site": True}).set_index("id")
+    assert t.loc["delta", "status"] == "consistent" and "= 0.105)" in t.loc["delta", "reason"]
+    assert t.loc["delta", "evidence"] == "real data"    # no value claim of evidence authors-figure-data reads it
+    with pytest.raises(ClaimsError, match="needs value_from.stated_to"):
+        _claims(tmp_path, [site("a"), site("b", stated_to=0.1), diff, check])
+    assert convert(14.5, "percent", "percent") == 14.5 and repr(convert(14.5, "percent", "percent")) == "14.5"
+
+
+def test_readings_of_rounding_and_long_operands_shown_as_numbers(tmp_path):
+    """Truncated vs rounded printed shares as two readings (int() truncates); an operand naming more than
+    three numbers shows the numbers, not their claim ids."""
+    claims = _claims(tmp_path, [
+        _c("any", value=74), _c("all", value=300),
+        {**_check("share", ""), "assumption": "rounded or truncated",
+         "readings": {"rounded": "round(100 * paper('any') / paper('all')) == 24",
+                      "truncated": "int(100 * paper('any') / paper('all')) == 24"}},
+        _check("min", "min(paper('any'), paper('all'), paper('any'), paper('all')) > 100"),
+    ])
+    t = evaluate(claims, ["pact"], scale="demo", base=tmp_path).set_index("id")
+    assert t.loc["share", "status"] == "conditional"
+    assert t.loc["share", "reason"].startswith("holds if truncated, not if rounded")
+    assert t.loc["min", "reason"] == "min(74.0, 300.0, 74.0, 300.0) = 74 > 100 -> does not hold"
+
+
+def test_project_findings_are_well_formed():
+    """Section findings of config/claims.yaml: each a statement and its checks; no check in two findings
+    (the real-data run's check ids are matched in tests/core/test_real_data_claims.py)."""
+    from cultalign.findings import load_findings
+
+    groups = load_findings(ROOT / "config" / "claims.yaml")
+    assert groups and all(g["statement"] and g["checks"] for g in groups.values())
+    ids = {c["id"] for c in load_claims(ROOT / "config" / "claims.yaml")}
+    import fnmatch
+
+    for fid, g in groups.items():
+        assert fid.split(".")[0] in ("pact", "personas", "monopolet"), fid
+        for pat in g["checks"]:
+            if not pat.startswith(("derived: ", "statement: ", "text vs code: ")):
+                assert fnmatch.filter(ids, pat), f"findings.{fid}: {pat} matches no claim"

@@ -16,6 +16,7 @@ from cultalign.inventory import (
     claim_places,
     coverage_problems,
     derived_checks,
+    false_reasons,
     distinctive,
     extract,
     load_inventory,
@@ -156,6 +157,7 @@ def test_inventory_covers_every_number_of_the_papers():
     claims = load_claims(ROOT / "config" / "claims.yaml")
     ms = classify(read_papers(inv, SEEDS), inv, claims)
     assert coverage_problems(ms, inv, claims) == []
+    assert false_reasons(ms, inv, claims) == []     # no reason says "not checked" of a number a claim checks
     t = summary(ms).set_index(["paper", "group", "name"])["count"]
     assert t[("all", "total", "numbers")] == len(ms) > 2000
     assert t[("all", "total", "checked by a claim")] + t[("all", "total", "no claim (with a reason)")] == len(ms)
@@ -169,15 +171,23 @@ def test_inventory_covers_every_number_of_the_papers():
     n = d.groupby(["rule", "status"]).size().to_dict()
     assert n[("same quantity", "holds")] >= 40 and ("same quantity", "does not hold") not in n
     assert {k: v for k, v in n.items() if k[0] in ("total and parts", "design count", "percent of counts",
-                                                    "ranking in words")} == {
+                                                    "ranking in words", "up to")} == {
         ("total and parts", "holds"): 2, ("total and parts", "conditional"): 1, ("total and parts", "undecided"): 3,
         ("design count", "holds"): 3, ("design count", "undecided"): 7, ("percent of counts", "conditional"): 1,
-        ("ranking in words", "undecided"): 4}
+        ("ranking in words", "undecided"): 5, ("up to", "conditional"): 1, ("up to", "does not hold"): 1}
+    # "up to +25.9% in South Africa (vs. BFI)": South Africa's own row and the BFI column, both shown
+    up = d[d.rule == "up to"].set_index("key")["arithmetic"]
+    assert "its row (ZA): the largest of its 7 numbers is 32.9" in up["personas §5.1 25.9% #1"]
+    assert "its column (MCS BFI): the largest of its 6 numbers is 25.9" in up["personas §5.1 25.9% #1"]
+    # the checks that cannot fail are coverage: metric bounds, printed units, numbers linked because equal
+    cov = d[d.coverage != ""]
+    assert set(cov.rule) == {"metric bounds", "printed unit", "same quantity"} and (cov.status == "holds").all()
+    assert set(d[d.coverage == ""].rule) >= {"printed sign", "up to", "total and parts", "percent of counts"}
     # every failing or conditional derived check has what the workflow does about it, and no stale entry
     bad = d[d.status.isin(["does not hold", "conditional"])]
     assert sorted(f"{r.rule} | {r.key}" for r in bad.itertuples()) == sorted(inv["derived_resolutions"]) == [
         "percent of counts | monopolet §A.2 24% #1", "total and parts | monopolet §A.3 859 #1",
-        "up to | personas §5.1 25.9% #1"]
+        "up to | personas §5.1 25.9% #1", "up to | personas §5.1 32.8% #1"]
 
 
 def test_derived_checks_bounds_sign_and_unit():
@@ -305,3 +315,23 @@ def test_derived_failures_go_onto_the_errata_with_their_resolution():
     e = derived_errata(d, {"percent of counts | fake §1 24% #1": "neither value"})
     assert e[["id", "status", "resolution"]].values.tolist() == [
         ["derived: percent of counts | fake §1 24% #1", "conditional", "neither value"]]
+
+
+def test_a_reason_that_contradicts_the_claims_is_found():
+    """A hand entry that marks a number "not checked" while a value claim states it at its place (the
+    B.9 V = 0.054 that pact.cramer_scenario_type checks) is a false reason; a structural reason is not."""
+    text = "## 3 Results\nScenario type: V=0.054, and see Table 2.\n"
+    claims = [value_claim("fake.v", 0.054, "Section 3"), value_claim("fake.two", 2, "Section 3")]
+    inv = fake_inventory(hand={"fake §3 0.054 #1": {"reason": "not-checked-result"}})
+    ms = classify(extract(text, "fake"), inv, claims)
+    assert false_reasons(ms, inv, claims) == [
+        "fake §3 0.054 #1: reason not-checked-result (hand), but fake.v state(s) that number at its place"]
+    inv["hand"] = {}
+    ms = classify(extract(text, "fake"), inv, claims)
+    assert [m.claims for m in ms if m.number == "0.054"] == [["fake.v"]]     # linked once the entry goes
+    assert false_reasons(ms, inv, claims) == []                              # "Table 2": a label, not a claim
+
+
+def test_scientific_notation_is_one_number():
+    (m,) = extract("## B.9 X\nAll tests are p < 1e-300.\n", "fake")
+    assert m.number == "1e-300" and m.value == 1e-300

@@ -72,6 +72,27 @@ def test_pact_site_data_derived_rows(tmp_path, shared_data):
         pact_site_data(p)
 
 
+def test_site_significance_text_is_read_as_numbers(tmp_path):
+    """Fake significance records in the site's text format (B.9's Table 13): rates, difference, range,
+    Cramer's V and the p-value bound as rows; a record without a number names its field."""
+    from cultalign.pact.real_data import significance_rows
+
+    recs = [{"factor": "Model family", "effect_size": "range 0.8-34.2 pp; Cramer V=0.354", "p_value": "<1e-300"},
+            {"factor": "Actor age", "effect_size": "younger: 15.4%, older: 14.0%, diff=+1.38 pp", "p_value": "<1e-300"},
+            {"factor": "Age pair", "effect_size": "15.8% vs 13.9%, diff=+1.88 pp", "p_value": "0.003"}]
+    got = {(k, f): v for _, k, _, f, v, _ in significance_rows(recs, tmp_path / "site.json")}
+    assert got == {("Model family", "range_low"): 0.8, ("Model family", "range_high"): 34.2,
+                   ("Model family", "cramers_v"): 0.354, ("Model family", "p_bound"): 1e-300,
+                   ("Actor age", "rate_a"): 15.4, ("Actor age", "rate_b"): 14.0, ("Actor age", "diff"): 1.38,
+                   ("Actor age", "p_bound"): 1e-300, ("Age pair", "rate_a"): 15.8, ("Age pair", "rate_b"): 13.9,
+                   ("Age pair", "diff"): 1.88, ("Age pair", "p_value"): 0.003}
+    for bad, field in (({"factor": "x", "effect_size": "large", "p_value": "<1e-3"}, r"significance\[0\].effect_size"),
+                       ({"factor": "x", "effect_size": "diff=+1 pp", "p_value": "tiny"}, r"significance\[0\].p_value"),
+                       ({"factor": "x", "effect_size": "diff=+1 pp"}, r"significance\[0\].p_value")):
+        with pytest.raises(InputError, match=field):
+            significance_rows([bad], tmp_path / "site.json")
+
+
 @pytest.mark.slow
 def test_real_data_run(tmp_path, shared_data):
     """`snakemake real_data_claims --configfile config/real-data.yaml` in a copy: only the model-free
@@ -85,7 +106,7 @@ def test_real_data_run(tmp_path, shared_data):
     assert {j.rule for j in planned_jobs(work, *args)} == {
         "real_data_normad", "real_data_pact_site", "real_data_personas_release", "real_data_ipip_items",
         "real_data_personas_repro",
-        "claims_inventory", "real_data_claims"}
+        "claims_inventory", "claims_statements", "real_data_text_vs_code", "real_data_claims"}
     out = snakemake(work, "--cores", "1", *args, timeout=900)
     assert out.returncode == 0, out.stderr[-4000:]
     t = pd.read_csv(work / "results" / "real_data" / "claims.csv").set_index("id")
@@ -109,17 +130,36 @@ def test_real_data_run(tmp_path, shared_data):
     assert not t["status"].str.startswith("not computable").any(), t[t["status"].str.startswith("not")]
     facts = pd.read_csv(work / "results" / "real_data" / "claims_facts.csv").set_index("fact")
     assert facts.loc["personas.fact.questions_per_trait_and_country", "claims"] == 30
+    # B.9's Table 13 from the site's significance series: the receiver rates are the authors' figure data
+    assert t.loc["pact.real.b9.cramer.scenario_type", "status"] == "matches the authors' figure data"
+    assert t.loc["pact.real.b9.max_p", "reproduced_value"] == 1e-300
+    assert t.loc["pact.consistency.b9_delta.receiver_age", "evidence"] == "authors' figure data"
     summary = pd.read_csv(work / "results" / "real_data" / "claims_summary.csv")
-    assert set(summary["kind"]) == {"facts", "consistency checks (real data)", "consistency checks (paper arithmetic)"}
-    errata = pd.read_csv(work / "results" / "real_data" / "claims_errata.csv").set_index("id")
+    assert {"facts", "consistency checks (authors' figure data)", "consistency checks (paper arithmetic)",
+            "coverage: checks that cannot fail (metric bounds)"} <= set(summary["kind"])
+    # the errata: every finding once, one status, the checks behind it, what the workflow does about it
+    from cultalign import findings as fd
+
+    checks = pd.read_csv(work / "results" / "real_data" / "claims_checks.csv", keep_default_na=False)
+    groups = fd.load_findings(work / "config" / "claims.yaml")
+    assert fd.unmatched_patterns(checks, groups) == [] and fd.disagreeing_findings(checks, groups) == []
+    errata = pd.read_csv(work / "results" / "real_data" / "claims_errata.csv").set_index("finding")
+    assert errata.index.is_unique and len(errata) == 21
     assert set(errata["status"]) == {"inconsistent", "conditional"}
     assert "F.1" in errata.loc["pact.consistency.gap_sign_s53_definition", "resolution"]
-    # every entry says what the workflow does; the failing checks derived from the inventory are there too
     assert not (errata["resolution"] == "not recorded").any(), errata[errata["resolution"] == "not recorded"]
-    assert errata.loc["derived: percent of counts | monopolet §A.2 24% #1", "status"] == "conditional"
+    share = errata.loc["monopolet.finding.a2_issue_share"]
+    assert share["status"] == "conditional" and "derived: percent of counts | monopolet §A.2 24% #1" in share["checks"]
+    za = errata.loc["personas.finding.za_up_to"]
+    assert za["status"] == "conditional" and "its row (ZA)" in za["evidence"] and "its column" in za["evidence"]
+    assert errata.loc["personas.finding.table2_vs_table7", "checks"].count("(does not hold)") == 5
+    assert errata.loc["monopolet.consistency.a1_samples", "status"] == "conditional"
     assert "two-sided" in errata.loc["personas.consistency.wilcoxon_p05", "resolution"]
+    assert errata.loc["pact.finding.rate_alignment_rankings", "status"] == "conditional"
+    assert (checks[checks["coverage"] != ""]["status"] == "holds").all()
     cons = pd.read_csv(work / "results" / "real_data" / "claims_consistency.csv")
     assert set(cons["status"]) == {"consistent", "inconsistent", "conditional"}
+    assert "undecided" in set(pd.read_csv(work / "results" / "real_data" / "claims_statements.tsv", sep="\t")["status"])
     # "Llama and GPT favour preferences": true relative to the other models, not in absolute terms
     assert t.loc["pact.consistency.norm_vs_preference_models", "status"] == "conditional"
     assert cons["arithmetic"].str.endswith(("-> holds", "-> does not hold")).all()

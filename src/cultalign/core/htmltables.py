@@ -31,6 +31,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fo
        margin: 12px; color: #1f2328; }
 h1 { font-size: 15px; margin: 0 0 6px 0; }
 p.meta { margin: 2px 0 8px 0; color: #57606a; }
+p.note { margin: 2px 0 6px 0; max-width: 70em; }
 p.synthetic { background: #fff4d6; border: 1px solid #d4a72c; padding: 6px 8px; font-weight: 600; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #d0d7de; padding: 3px 7px; vertical-align: top; }
@@ -69,8 +70,9 @@ def format_cell(value) -> tuple[str, str]:
 
 
 def html_table(df: pd.DataFrame, *, title: str, synthetic_inputs: Sequence[str] = (),
-               source: str | Path | None = None, max_rows: int = MAX_ROWS) -> str:
-    """A self-contained HTML page with ``df`` as a table (first ``max_rows`` rows)."""
+               source: str | Path | None = None, max_rows: int = MAX_ROWS, notes: Sequence[str] = ()) -> str:
+    """A self-contained HTML page with ``df`` as a table (first ``max_rows`` rows), ``notes`` (paragraphs
+    of text) above it."""
     esc = html.escape
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              f"<title>{esc(title)}</title><style>{STYLE}</style></head><body>", f"<h1>{esc(title)}</h1>"]
@@ -87,6 +89,7 @@ def html_table(df: pd.DataFrame, *, title: str, synthetic_inputs: Sequence[str] 
         if link:
             meta += f" ({link})"
     parts.append(f'<p class="meta">{meta}</p>')
+    parts += [f'<p class="note">{esc(n)}</p>' for n in notes]
     parts.append("<table><thead><tr>" + "".join(f"<th>{esc(str(c))}</th>" for c in df.columns)
                  + "</tr></thead><tbody>")
     for row in shown.itertuples(index=False, name=None):
@@ -110,10 +113,11 @@ def _download_link(path: Path) -> str:
 
 
 def write_html_table(df: pd.DataFrame, out: str | Path, *, source: str | Path | None = None,
-                     synthetic_inputs: Sequence[str] = (), title: str | None = None) -> Path:
+                     synthetic_inputs: Sequence[str] = (), title: str | None = None,
+                     notes: Sequence[str] = ()) -> Path:
     """Write ``df`` as the HTML page ``out`` (title: the source file's name)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     name = title or (Path(source).name if source is not None else out.stem)
-    out.write_text(html_table(df, title=name, synthetic_inputs=synthetic_inputs, source=source))
+    out.write_text(html_table(df, title=name, synthetic_inputs=synthetic_inputs, source=source, notes=notes))
     return out

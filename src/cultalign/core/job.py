@@ -170,14 +170,15 @@ class Job:
         self.write_report_page(df, path)
         return written
 
-    def write_report_page(self, df: "pd.DataFrame", path: str | Path) -> Path | None:
-        """The HTML page of table ``path`` when it is one of the job's outputs (else nothing)."""
+    def write_report_page(self, df: "pd.DataFrame", path: str | Path, notes=()) -> Path | None:
+        """The HTML page of table ``path`` when it is one of the job's outputs (else nothing); ``notes``:
+        paragraphs shown above the table."""
         from .htmltables import html_path_of, write_html_table
 
         page = html_path_of(path)
         if os.path.normpath(page) not in {os.path.normpath(str(o)) for o in self.output}:
             return None
-        return write_html_table(df, page, source=path, synthetic_inputs=self.synthetic_inputs)
+        return write_html_table(df, page, source=path, synthetic_inputs=self.synthetic_inputs, notes=notes)
 
     def sidecar(self, path: str | Path, **provenance: Any) -> Path:
         """The sidecar of an output that is not a TSV table (a figure, a folder); write it after the output."""

@@ -10,7 +10,9 @@ that say what a row is) that claims in ``config/claims.yaml`` select rows of:
 * :func:`pact_site_data`: the PACT authors' released figure data (``real_data.pact_site_data``,
   the JSON of their project site) as a long table in the authors' units, with the derived
   numbers the paper's prose states (range of the region deltas, best uncertainty correlation,
-  no-persona aggregate MAE per model, mean model consensus per frame).
+  no-persona aggregate MAE per model, mean model consensus per frame), and the numbers of its
+  significance table (appendix B.9, Table 13), which the JSON holds as text (series ``significance``:
+  :func:`significance_rows`).
 """
 
 from __future__ import annotations
@@ -80,8 +82,50 @@ def pact_site_data(path: str | Path) -> pd.DataFrame:
                     raise InputError(path, f"{series}[{i}].{f} is {v!r}, not a number", field=f"{series}[{i}].{f}")
                 rows.append((series, str(rec[key_field]), str(rec[frame_field]) if frame_field else "all", f,
                              float(v), unit))
+    rows += significance_rows(data.get("significance"), path)
     t = pd.DataFrame(rows, columns=SITE_COLUMNS)
     return pd.concat([t, _site_derived(t)], ignore_index=True)
+
+
+# the numbers of one significance record's text (appendix B.9, Table 13), by field: (pattern, authors' unit)
+SIGNIFICANCE_FIELDS = {
+    "range_low": (r"range (\d+(?:\.\d+)?)\s*-", "percent"),        # "range 0.8-34.2 pp": allow rates
+    "range_high": (r"range \d+(?:\.\d+)?\s*-\s*(\d+(?:\.\d+)?)", "percent"),
+    "cramers_v": (r"Cramer V\s*=\s*(\d*\.\d+)", "cramers v"),
+    "rate_a": (r"^(?:[a-z]+: )?(\d+(?:\.\d+)?)%", "percent"),       # "younger: 15.4%, older: 14.0%" / "15.8% vs"
+    "rate_b": (r"(?:, [a-z]+: | vs )(\d+(?:\.\d+)?)%", "percent"),
+    "diff": (r"diff\s*=\s*([+-]?\d+(?:\.\d+)?) pp", "percentage points"),
+}
+
+
+def significance_rows(records, path: str | Path) -> list[tuple]:
+    """The numbers of the site's significance table (B.9's Table 13), whose records hold them as
+    text: ``effect_size`` ("range 0.8-34.2 pp; Cramer V=0.354", "younger: 15.4%, older: 14.0%,
+    diff=+1.38 pp") and ``p_value`` ("<1e-300", an upper bound: field ``p_bound``).  Key: the
+    record's ``factor``; a record with no number in its text, or a p-value that is neither a
+    number nor a bound, names its field."""
+    import re
+
+    if not isinstance(records, list) or not records:
+        raise InputError(path, "expected a non-empty list under 'significance'", field="significance")
+    rows = []
+    for i, rec in enumerate(records):
+        missing = [f for f in ("factor", "effect_size", "p_value") if not isinstance(rec, dict) or f not in rec]
+        if missing:
+            raise InputError(path, f"significance[{i}] lacks {missing}", field=f"significance[{i}].{missing[0]}")
+        text, key = str(rec["effect_size"]), str(rec["factor"])
+        found = [(f, float(m.group(1)), unit) for f, (pat, unit) in SIGNIFICANCE_FIELDS.items()
+                 if (m := re.search(pat, text))]
+        if not found:
+            raise InputError(path, f"significance[{i}].effect_size {text!r} holds no number this reader knows",
+                             field=f"significance[{i}].effect_size")
+        rows += [("significance", key, "all", f, v, unit) for f, v, unit in found]
+        p = re.fullmatch(r"\s*(<)?\s*(\d+(?:\.\d+)?(?:e-?\d+)?)\s*", str(rec["p_value"]))
+        if not p:
+            raise InputError(path, f"significance[{i}].p_value {rec['p_value']!r} is not a number or a bound '<x'",
+                             field=f"significance[{i}].p_value")
+        rows.append(("significance", key, "all", "p_bound" if p.group(1) else "p_value", float(p.group(2)), "p-value"))
+    return rows
 
 
 def _site_derived(t: pd.DataFrame) -> pd.DataFrame:
@@ -108,4 +152,9 @@ def _site_derived(t: pd.DataFrame) -> pd.DataFrame:
     for country, r in hc.iterrows():
         rows.append(("derived", country, "all", "gap_from_rates", float(r["personalAllow"] - r["normAllow"]),
                      "percentage points"))
+    # B.9: "All tests are p < 1e-300": the largest p-value (or bound) of the significance table
+    ps = t[(t.series == "significance") & t.field.isin(["p_bound", "p_value"])]
+    if len(ps):
+        bound = "bound" if (ps["field"] == "p_bound").all() else "value"
+        rows.append(("derived", "all", "all", f"significance_max_p_{bound}", float(ps["value"].max()), "p-value"))
     return pd.DataFrame(rows, columns=SITE_COLUMNS)
